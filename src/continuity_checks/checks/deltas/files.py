@@ -1,0 +1,354 @@
+"""File checks for deltas (``continuity check``): one delta, one legacy file, AGENTS.md, and the
+project files beside ``.deltalayer/``."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path, PurePosixPath
+
+from continuity_checks.checks.deltas import naming, timestamps
+from continuity_checks.checks.deltas import rules as dl
+from continuity_checks.core import pointer as jp
+from continuity_checks.core import schemas, strict_json
+from continuity_checks.core.family import Claimed, FileInput
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.rules import Rule
+
+DELTA_SCHEMA = "deltalayer-conversation-delta"
+LEGACY_SCHEMA = "deltalayer-legacy-record"
+DELTA_TIMES = ("started_at", "updated_at")
+LEGACY_TIMES = ("time",)
+
+# lifecycle and reducer metadata that DeltaLayer v0.2.1 says a delta must not carry
+FORBIDDEN_KEYS = frozenset(
+    {
+        "status", "state", "lifecycle", "reason", "superseded_by", "supersedes", "priority",
+        "impact", "type", "before", "after", "seq", "sequence", "sequence_id", "lamport",
+        "lamport_clock", "vector_clock",
+    }
+)  # fmt: skip
+
+MARKER = re.compile(rb"<!-- deltalayer-(?:v0|conversation-v0\.2(?:\.1)?) -->")
+
+_SUBJECT = {
+    "source": "source must be a non-empty string",
+    "changes": "changes must be an array of strings",
+    "conversation_id": "conversation_id must be a string",
+}
+
+
+def check_file(file: FileInput, max_depth: int) -> list[Finding]:
+    if file.kind == "delta":
+        return check_delta(file, max_depth)
+    if file.kind == "legacy":
+        return check_legacy(file, max_depth)
+    if file.kind == "temp":
+        return [
+            dl.STRAY_TEMP.finding(
+                file.path, "expected no temporary files in .deltalayer/changes, found one"
+            )
+        ]
+    return check_agents(file)
+
+
+# --- records --------------------------------------------------------------------------------
+
+
+def check_record(
+    doc: strict_json.Document, path: str, schema: str, time_keys: Sequence[str]
+) -> tuple[list[Finding], dict[str, timestamps.Timestamp]]:
+    """Schema and timestamp findings for one record, and its parsed timestamps."""
+    value = doc.value
+    findings: list[Finding] = []
+    times: dict[str, timestamps.Timestamp] = {}
+
+    def at(rule: Rule, pointer: str, message: str) -> Finding:
+        return located(rule, doc, path, pointer, message)
+
+    if not isinstance(value, dict):
+        kind = "conversation delta" if schema == DELTA_SCHEMA else "legacy event"
+        return [
+            at(dl.NOT_OBJECT, "", f"{kind} must be a JSON object; found {_json_type(value)}")
+        ], times
+    for key in time_keys:
+        if key in value:
+            try:
+                times[key] = timestamps.parse(value[key])
+            except timestamps.TimestampError as exc:
+                findings.append(
+                    at(
+                        dl.BAD_TIMESTAMP,
+                        jp.append("", key),
+                        f"{key}: {exc}; found {_show(value[key])}",
+                    )
+                )
+    validator = schemas.validator(schema)
+    if validator.is_valid(value):
+        return findings, times
+    required = schemas.load(schema)["required"]
+    missing = [k for k in required if k not in value]
+    if missing:
+        findings.append(
+            at(
+                dl.MISSING_KEY,
+                "",
+                f"expected keys {', '.join(required)}; missing {', '.join(missing)}",
+            )
+        )
+    for error in validator.errors(value):
+        parts = jp.split(error.pointer)
+        if not parts or parts[0] in time_keys:
+            continue  # the object itself (missing keys, above) or a timestamp (parsed above)
+        field = parts[0]
+        found = _show(_get(value, parts))
+        if field == "changes" and len(parts) == 2 and error.keyword == "pattern":
+            findings.append(
+                at(
+                    dl.EMPTY_CHANGE,
+                    error.pointer,
+                    f"change items must say something; found {found}",
+                )
+            )
+            continue
+        rule = {"source": dl.BAD_SOURCE, "changes": dl.BAD_CHANGES}.get(
+            field, dl.BAD_CONVERSATION_ID
+        )
+        findings.append(at(rule, error.pointer, f"{_SUBJECT[field]}; found {found}"))
+    return findings, times
+
+
+def located(
+    rule: Rule, doc: strict_json.Document, path: str, pointer: str, message: str
+) -> Finding:
+    """A finding at the position of ``pointer`` in ``doc``."""
+    line, column = doc.position(pointer)
+    return rule.finding(path, message, line=line, column=column, pointer=pointer)
+
+
+def _get(value: object, parts: list[str]) -> object:
+    for part in parts:
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list):
+            value = value[int(part)]
+    return value
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
+def _show(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return (
+        f"{_json_type(value)} {text}" if not isinstance(value, (dict, list)) else _json_type(value)
+    )
+
+
+# --- a Conversation Delta ----------------------------------------------------------------------
+
+
+def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
+    findings = twin(file)
+    doc = strict_json.load(file.data, max_depth=max_depth)
+    if isinstance(doc, strict_json.Problem):
+        return [*findings, doc.finding(file.path)]
+    record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)
+    findings.extend(record_findings)
+    value = doc.value
+    if not isinstance(value, dict):
+        return findings
+    for key in value:
+        if key in FORBIDDEN_KEYS:
+            findings.append(
+                located(
+                    dl.FORBIDDEN_KEY,
+                    doc,
+                    file.path,
+                    jp.append("", key),
+                    f"expected no lifecycle or reducer metadata, found key {key!r}",
+                )
+            )
+    started, updated = times.get("started_at"), times.get("updated_at")
+    if started and updated and _earlier(updated, started):
+        findings.append(
+            located(
+                dl.UPDATED_BEFORE_STARTED,
+                doc,
+                file.path,
+                "/updated_at",
+                f"expected updated_at at or after started_at {started.isoformat()}, "
+                f"found {updated.isoformat()}",
+            )
+        )
+    source = value.get("source")
+    if started and isinstance(source, str) and source.strip():
+        name = PurePosixPath(file.path).name
+        expected = naming.stem(started.slug(), source)
+        if naming.collision_of(name, expected) is None:
+            suffix = naming.FROZEN_SUFFIX if naming.is_frozen(name) else naming.SUFFIX
+            findings.append(
+                dl.NAME_MISMATCH.finding(
+                    file.path,
+                    f"expected file name {expected}{suffix} (or with a --N suffix) from started_at "
+                    f"and source, found {name}",
+                )
+            )
+    if not record_findings:
+        compact = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+        if doc.text != compact:
+            findings.append(
+                dl.NOT_COMPACT.finding(
+                    file.path,
+                    "expected one line of compact JSON ending in a newline, found other formatting",
+                    line=1,
+                    column=1,
+                )
+            )
+    return findings
+
+
+def _earlier(a: timestamps.Timestamp, b: timestamps.Timestamp) -> bool:
+    """Whether ``a`` is strictly before ``b``; a date-only side compares by calendar date."""
+    if a.date_only or b.date_only:
+        return _day(a) < _day(b)
+    return a.value < b.value
+
+
+def _day(t: timestamps.Timestamp) -> object:
+    from datetime import datetime
+
+    return t.value.date() if isinstance(t.value, datetime) else t.value
+
+
+def twin(file: FileInput) -> list[Finding]:
+    """X.json and X.frozen.json side by side; reported once, on X.json."""
+    name = PurePosixPath(file.path).name
+    other = naming.unfrozen_name(name) if naming.is_frozen(name) else naming.frozen_name(name)
+    if not (file.abspath.parent / other).is_file():
+        return []
+    parent = PurePosixPath(file.path).parent
+    plain = name if not naming.is_frozen(name) else other
+    frozen = other if not naming.is_frozen(name) else name
+    return [
+        dl.FROZEN_TWIN.finding(
+            (parent / plain).as_posix(),
+            f"expected either {plain} or {frozen}, found both",
+        )
+    ]
+
+
+# --- legacy changes.jsonl ----------------------------------------------------------------------
+
+
+def check_legacy(file: FileInput, max_depth: int) -> list[Finding]:
+    findings: list[Finding] = []
+    data = file.data
+    lines = data.split(b"\n")
+    terminated = data.endswith(b"\n")
+    if terminated:
+        lines.pop()
+    last = len(lines)
+    for number, raw in enumerate(lines, start=1):
+        line = raw[:-1] if raw.endswith(b"\r") else raw
+        if not line.strip():
+            continue
+        doc = strict_json.load(line, max_depth=max_depth, first_line=number)
+        torn = number == last and not terminated
+        if isinstance(doc, strict_json.Problem):
+            if torn:
+                findings.append(
+                    dl.TORN_LINE.finding(
+                        file.path,
+                        f"expected a complete record ending in a newline, found a torn line "
+                        f"({doc.message})",
+                        line=number,
+                        column=doc.column,
+                    )
+                )
+            else:
+                findings.append(doc.finding(file.path))
+            continue
+        record_findings, _ = check_record(doc, file.path, LEGACY_SCHEMA, LEGACY_TIMES)
+        findings.extend(record_findings)
+        if torn:
+            findings.append(
+                dl.NO_FINAL_NEWLINE.finding(
+                    file.path,
+                    "expected the last record to end in a newline, found none",
+                    line=number,
+                    column=len(line.decode("utf-8", "replace")) + 1,
+                )
+            )
+    return findings
+
+
+# --- AGENTS.md, PROJECT.md -----------------------------------------------------------------------
+
+
+def check_agents(file: FileInput) -> list[Finding]:
+    if not (file.abspath.parent / ".deltalayer").is_dir():
+        return []
+    markers = list(MARKER.finditer(file.data))
+    if not markers:
+        return [
+            dl.NO_MARKER.finding(
+                file.path,
+                "expected a DeltaLayer continuity section marked <!-- deltalayer-conversation-"
+                "v0.2.1 -->, found no DeltaLayer marker",
+            )
+        ]
+    if len(markers) > 1:
+        second = markers[1]
+        line = file.data.count(b"\n", 0, second.start()) + 1
+        return [
+            dl.DOUBLE_SECTION.finding(
+                file.path,
+                f"expected one continuity section, found {len(markers)} markers",
+                line=line,
+                column=second.start() - file.data.rfind(b"\n", 0, second.start()),
+            )
+        ]
+    return []
+
+
+def project_dirs(claimed: Iterable[Claimed]) -> set[str]:
+    """The project roots (directories holding ``.deltalayer/``) that the claimed files belong to."""
+    roots = set()
+    for item in claimed:
+        head, sep, _ = item.path.rpartition(".deltalayer/")
+        if sep and (not head or head.endswith("/")):
+            roots.add(head)
+    return roots
+
+
+def check_tree(root: Path, claimed: list[Claimed]) -> list[Finding]:
+    findings = []
+    claimed_paths = {c.path for c in claimed}
+    for project in sorted(project_dirs(claimed)):
+        if not (root / project / "PROJECT.md").is_file():
+            findings.append(
+                dl.NO_PROJECT.finding(
+                    f"{project}PROJECT.md",
+                    "expected PROJECT.md beside .deltalayer/, found none",
+                )
+            )
+        agents = f"{project}AGENTS.md"
+        if agents not in claimed_paths and not (root / agents).is_file():
+            findings.append(
+                dl.NO_MARKER.finding(
+                    agents,
+                    "expected AGENTS.md with a DeltaLayer continuity section beside .deltalayer/, "
+                    "found no AGENTS.md",
+                )
+            )
+    return findings

@@ -1,0 +1,134 @@
+"""The DeltaLayer timestamp grammar (specs/deltalayer.md §2.3), independent of the Python version.
+
+Upstream parses with ``datetime.fromisoformat`` after trimming and turning a final ``Z`` into
+``+00:00``; what that accepts changed between Python 3.10 and 3.11. This module accepts what 3.11
+accepts in the forms the spec lists (extended or basic date and time, ``T`` or a space between
+them, ``HH``/``HH:MM``/``HH:MM:SS``, any number of fraction digits after ``.`` or ``,`` cut to
+six, offsets ``Z``, ``±HH``, ``±HHMM``, ``±HH:MM`` and with seconds), so that a file means the same
+thing on every interpreter. ISO week dates and arbitrary separator characters, which 3.11 also
+lets through, are rejected: see docs/decisions.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+
+EMPTY = "time must be a non-empty ISO 8601 date or timestamp"
+INVALID = "time must be a valid ISO 8601 date or timestamp"
+NAIVE = "timestamp must include a timezone offset"
+
+# The shape of an accepted value, as an ECMA-262 and Python regular expression. The JSON Schemas
+# carry it in $defs/timestamp; tests keep the two in agreement with parse().
+PATTERN = (
+    r"^\s*(?:[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"|(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})[Tt ]"
+    r"(?:[0-9]{2}(?::[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?)?"
+    r"|[0-9]{2}(?:[0-9]{2}(?:[0-9]{2}(?:[.,][0-9]+)?)?)?)"
+    r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2}(?::?[0-9]{2}(?:[.,][0-9]+)?)?)?))\s*$"
+)
+
+_DATE_ONLY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})", re.ASCII)
+_DATETIME = re.compile(
+    r"""
+    (?P<y>[0-9]{4}) (?P<dsep>-?) (?P<mo>[0-9]{2}) (?P=dsep) (?P<d>[0-9]{2})
+    [Tt ]
+    (?P<h>[0-9]{2})
+    (?: (?P<tsep>:?) (?P<mi>[0-9]{2})
+        (?: (?P=tsep) (?P<s>[0-9]{2}) (?: [.,] (?P<f>[0-9]+) )? )? )?
+    (?P<tz> [+-][0-9]{2} (?: (?P<zsep>:?)[0-9]{2} (?: (?P=zsep)[0-9]{2} (?:[.,][0-9]+)? )? )? )?
+    """,
+    re.VERBOSE | re.ASCII,
+)
+_OFFSET = re.compile(
+    r"([+-])([0-9]{2}):?(?:([0-9]{2}):?(?:([0-9]{2})(?:[.,]([0-9]+))?)?)?", re.ASCII
+)
+
+
+class TimestampError(ValueError):
+    """A value that is not a DeltaLayer timestamp; ``str()`` is upstream's error text."""
+
+
+@dataclass(frozen=True)
+class Timestamp:
+    """A parsed value: a calendar date (precision kept) or an offset-aware datetime."""
+
+    value: date | datetime
+
+    @property
+    def date_only(self) -> bool:
+        return not isinstance(self.value, datetime)
+
+    def isoformat(self) -> str:
+        """The normalised form upstream stores and uses in cursors."""
+        return self.value.isoformat()
+
+    def sort_key(self) -> tuple[int, float]:
+        """Upstream's ordering key: every datetime sorts after every date-only value."""
+        if isinstance(self.value, datetime):
+            return (2, self.value.timestamp())
+        return (1, float(self.value.toordinal()))
+
+    def slug(self) -> str:
+        """The file-name form: ``:`` becomes ``-`` and ``+`` becomes ``p``."""
+        return self.isoformat().replace(":", "-").replace("+", "p")
+
+
+def _fraction(digits: str | None) -> int:
+    return int((digits or "0")[:6].ljust(6, "0"))
+
+
+def _offset(text: str) -> timezone:
+    match = _OFFSET.fullmatch(text)
+    if match is None:
+        raise TimestampError(INVALID)
+    sign, hh, mm, ss, ff = match.groups()
+    delta = timedelta(
+        hours=int(hh), minutes=int(mm or 0), seconds=int(ss or 0), microseconds=_fraction(ff)
+    )
+    try:
+        return timezone(-delta if sign == "-" else delta)
+    except ValueError:
+        raise TimestampError(INVALID) from None
+
+
+def parse(raw: object) -> Timestamp:
+    """Parse a stored or given value; raise TimestampError with upstream's message."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise TimestampError(EMPTY)
+    text = raw.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    if len(text) == 10 and text[4] == "-" and text[7] == "-":
+        match = _DATE_ONLY.fullmatch(text)
+        if match is None:
+            raise TimestampError(INVALID)
+        try:
+            return Timestamp(date(*map(int, match.groups())))
+        except ValueError:
+            raise TimestampError(INVALID) from None
+    match = _DATETIME.fullmatch(text)
+    if match is None:
+        basic = re.fullmatch(r"([0-9]{4})([0-9]{2})([0-9]{2})", text, re.ASCII)
+        if basic is not None:
+            # a bare basic-format date parses upstream as a naive midnight
+            try:
+                date(*map(int, basic.groups()))
+            except ValueError:
+                raise TimestampError(INVALID) from None
+            raise TimestampError(NAIVE)
+        raise TimestampError(INVALID)
+    g = match.groupdict()
+    tz = _offset(g["tz"]) if g["tz"] else None
+    try:
+        value = datetime(
+            int(g["y"]), int(g["mo"]), int(g["d"]),
+            int(g["h"]), int(g["mi"] or 0), int(g["s"] or 0), _fraction(g["f"]),
+            tzinfo=tz,
+        )  # fmt: skip
+    except ValueError:
+        raise TimestampError(INVALID) from None
+    if tz is None:
+        raise TimestampError(NAIVE)
+    return Timestamp(value)

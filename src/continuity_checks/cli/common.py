@@ -1,0 +1,94 @@
+"""Options and plumbing shared by the commands that report findings."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from continuity_checks.core import config as config_module
+from continuity_checks.core.config import Config, ConfigError
+from continuity_checks.core.findings import Report
+from continuity_checks.report import FORMATS, render
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FAMILY_CHOICES = config_module.FAMILY_NAMES
+
+
+def root_option(f: F) -> F:
+    return click.option(
+        "--root",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path("."),
+        show_default=True,
+        help="Project root: paths in findings are relative to it; its configuration applies.",
+    )(f)
+
+
+def config_option(f: F) -> F:
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Configuration file (default: ROOT/.continuity.toml, else [tool.continuity] in ROOT/pyproject.toml).",
+    )(f)
+
+
+def format_option(f: F) -> F:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="text",
+        show_default=True,
+        help="Output format.",
+    )(f)
+
+
+def family_option(f: F) -> F:
+    return click.option(
+        "--family",
+        "families",
+        type=click.Choice(FAMILY_CHOICES),
+        multiple=True,
+        help="Check only this family (repeatable). Default: all, or the configured ones.",
+    )(f)
+
+
+def fail(message: str, hint: str | None = None) -> click.exceptions.Exit:
+    """Print a one-line reason (and a hint) on stderr; the caller raises the result (exit 2)."""
+    click.echo(f"continuity: {message}", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+    return click.exceptions.Exit(2)
+
+
+def load_config(root: Path, config_path: Path | None) -> Config:
+    if not root.is_dir():
+        raise fail(f"root {root} is not a directory")
+    try:
+        return config_module.load(root.resolve(), config_path)
+    except ConfigError as exc:
+        raise fail(
+            f"configuration error in {exc}", "fix the key named above; see README, Configuration"
+        ) from None
+
+
+def use_color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def emit(report: Report, fmt: str) -> int:
+    """Print the report; the exit code: 1 when any error-severity finding, else 0."""
+    click.echo(render(report, fmt, color=fmt == "text" and use_color()), nl=False)
+    return report.exit_code
+
+
+def only(families: tuple[str, ...]) -> tuple[str, ...] | None:
+    return families or None

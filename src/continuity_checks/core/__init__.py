@@ -1,0 +1,1 @@
+"""Shared machinery: findings and rules, strict JSON, schemas, git, hashing, writes, configuration."""

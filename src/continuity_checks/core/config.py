@@ -1,0 +1,154 @@
+"""Configuration: ``[tool.continuity]`` in pyproject.toml, or ``.continuity.toml``. Data only."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from continuity_checks.core.findings import Severity
+from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+FAMILY_NAMES = ("deltas", "captures", "working-state", "sessions", "provenance")
+TOP_KEYS = {"families", "exclude", "limits", "rules", *FAMILY_NAMES}
+LIMIT_KEYS = {"max-file-bytes", "max-depth"}
+
+
+class ConfigError(Exception):
+    """A configuration value that cannot be used; exit 2 with the key that is wrong."""
+
+    def __init__(self, source: str, key: str, message: str) -> None:
+        super().__init__(f"{source}: {key}: {message}")
+        self.source = source
+        self.key = key
+
+
+@dataclass
+class Config:
+    source: str = "defaults"
+    families: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] = ()
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    severity: dict[str, Severity | None] = field(default_factory=dict)
+    options: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def family_options(self, name: str) -> Mapping[str, Any]:
+        return self.options.get(name, {})
+
+    def error(self, key: str, message: str) -> ConfigError:
+        return ConfigError(self.source, key, message)
+
+
+def find(root: Path) -> tuple[str, Mapping[str, Any]] | None:
+    """The configuration table that applies under ``root``: ``.continuity.toml`` wins over
+    ``[tool.continuity]`` in ``pyproject.toml``."""
+    dedicated = root / ".continuity.toml"
+    if dedicated.is_file():
+        return str(dedicated), _read(dedicated)
+    pyproject = root / "pyproject.toml"
+    if pyproject.is_file():
+        table = _read(pyproject).get("tool", {}).get("continuity")
+        if table is not None:
+            if not isinstance(table, dict):
+                raise ConfigError(str(pyproject), "tool.continuity", "expected a table")
+            return f"{pyproject} [tool.continuity]", table
+    return None
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(str(path), "(file)", f"cannot read TOML: {exc}") from None
+
+
+def load(root: Path, explicit: Path | None = None) -> Config:
+    if explicit is not None:
+        data: Mapping[str, Any] = _read(explicit)
+        if explicit.name == "pyproject.toml":
+            data = data.get("tool", {}).get("continuity", {})
+        found: tuple[str, Mapping[str, Any]] | None = (str(explicit), data)
+    else:
+        found = find(root)
+    if found is None:
+        return Config()
+    return parse(*found)
+
+
+def _strings(source: str, key: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(source, key, f"expected a list of strings, found {value!r}")
+    return tuple(value)
+
+
+def _positive_int(source: str, key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(source, key, f"expected a positive integer, found {value!r}")
+    return value
+
+
+def parse(source: str, table: Mapping[str, Any]) -> Config:
+    config = Config(source=source)
+    for key in table:
+        if key not in TOP_KEYS:
+            raise ConfigError(
+                source, key, f"unknown key; expected one of {', '.join(sorted(TOP_KEYS))}"
+            )
+    if "families" in table:
+        families = _strings(source, "families", table["families"])
+        for name in families:
+            if name not in FAMILY_NAMES:
+                raise ConfigError(
+                    source,
+                    "families",
+                    f"unknown family {name!r}; expected {', '.join(FAMILY_NAMES)}",
+                )
+        config.families = families
+    if "exclude" in table:
+        config.exclude = _strings(source, "exclude", table["exclude"])
+    limits = table.get("limits", {})
+    if not isinstance(limits, dict):
+        raise ConfigError(source, "limits", "expected a table")
+    for key, value in limits.items():
+        if key not in LIMIT_KEYS:
+            raise ConfigError(
+                source, f"limits.{key}", f"unknown limit; expected {', '.join(sorted(LIMIT_KEYS))}"
+            )
+    if "max-file-bytes" in limits:
+        config.max_file_bytes = _positive_int(
+            source, "limits.max-file-bytes", limits["max-file-bytes"]
+        )
+    if "max-depth" in limits:
+        config.max_depth = _positive_int(source, "limits.max-depth", limits["max-depth"])
+    rules = table.get("rules", {})
+    if not isinstance(rules, dict):
+        raise ConfigError(source, "rules", 'expected a table of RULE = "error" | "warning" | "off"')
+    from continuity_checks.core.rules import all_rules
+
+    known = {r.id for r in all_rules()}
+    for rule_id, level in rules.items():
+        if rule_id not in known:
+            raise ConfigError(
+                source, f"rules.{rule_id}", "unknown rule id (see `continuity rules`)"
+            )
+        if level not in ("error", "warning", "off"):
+            raise ConfigError(
+                source, f"rules.{rule_id}", f'expected "error", "warning" or "off", found {level!r}'
+            )
+        config.severity[rule_id] = None if level == "off" else Severity(level)
+    for name in FAMILY_NAMES:
+        if name in table:
+            options = table[name]
+            if not isinstance(options, dict):
+                raise ConfigError(source, name, "expected a table of options")
+            config.options[name] = options
+    return config

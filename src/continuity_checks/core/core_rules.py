@@ -1,0 +1,78 @@
+"""CC rules: what can be wrong with any file before a family looks at its meaning."""
+
+from continuity_checks.core.rules import rule
+
+UNREADABLE = rule(
+    "CC001",
+    "core",
+    "file cannot be read",
+    """The file could not be opened or read (permissions, a dangling symlink, a directory where a
+    file was expected, a symlink that leads outside the checked root). Nothing else about it can be
+    checked.""",
+    hint="make the path a regular file inside the repository",
+)
+INVALID_UTF8 = rule(
+    "CC002",
+    "core",
+    "file is not valid UTF-8",
+    """Continuity files are UTF-8 text. A byte sequence that is not UTF-8 makes every reader that
+    decodes strictly (as DeltaLayer does) skip the whole record.""",
+    hint="re-save the file as UTF-8",
+)
+BOM = rule(
+    "CC003",
+    "core",
+    "file starts with a UTF-8 byte order mark",
+    """A byte order mark before the JSON makes strict readers fail: DeltaLayer's reader skips such a
+    delta as unreadable.""",
+    hint="remove the three bytes EF BB BF at the start of the file",
+)
+SYNTAX = rule(
+    "CC004",
+    "core",
+    "invalid JSON",
+    """The text is not JSON as RFC 8259 defines it: a missing comma or quote, a trailing comma, a
+    comment, an unescaped control character, or text after the value.""",
+    hint="fix the JSON at the position shown",
+)
+DUPLICATE_KEY = rule(
+    "CC005",
+    "core",
+    "duplicate key in a JSON object",
+    """An object names the same key twice. JSON parsers disagree on which value wins, so two tools
+    can read two different records from the same bytes.""",
+    hint="keep one of the two keys",
+)
+NON_STANDARD_NUMBER = rule(
+    "CC006",
+    "core",
+    "NaN or Infinity in JSON",
+    """NaN, Infinity and -Infinity are not JSON. Python writes them by default, other parsers
+    reject them.""",
+    hint="write a finite number or null",
+)
+TOO_DEEP = rule(
+    "CC007",
+    "core",
+    "JSON nested deeper than the limit",
+    """The document nests arrays and objects deeper than the configured limit
+    (limits.max-depth, default 64). No continuity format needs that depth; such input is a mistake
+    or an attack on the reader.""",
+    hint="flatten the document, or raise [tool.continuity.limits] max-depth",
+)
+TOO_LARGE = rule(
+    "CC008",
+    "core",
+    "file larger than the size limit",
+    """The file is larger than the configured limit (limits.max-file-bytes, default 16 MiB). It is not
+    read.""",
+    hint="split the file, or raise [tool.continuity.limits] max-file-bytes",
+)
+LONE_SURROGATE = rule(
+    "CC009",
+    "core",
+    "string holds an unpaired UTF-16 surrogate escape",
+    """A \\uD800-\\uDFFF escape without its pair decodes to no character; such a string cannot be
+    written as UTF-8 and strict readers reject it.""",
+    hint="escape the whole character (both surrogates) or write it as UTF-8",
+)

@@ -1,0 +1,84 @@
+"""The one result model: a Finding, and the Report that collects them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem at one place.
+
+    ``path`` is relative to the checked root with ``/`` separators; ``line`` and ``column`` are
+    1-based where the parser can tell; ``pointer`` is an RFC 6901 pointer into the JSON document;
+    ``commit`` is set in history mode.
+    """
+
+    path: str
+    line: int | None
+    column: int | None
+    rule: str
+    message: str
+    severity: Severity = Severity.ERROR
+    pointer: str | None = None
+    commit: str | None = None
+    hint: str | None = None
+
+    def sort_key(self) -> tuple[str, str, int, int, str, str, str]:
+        return (
+            self.commit or "",
+            self.path,
+            self.line or 0,
+            self.column or 0,
+            self.rule,
+            self.pointer or "",
+            self.message,
+        )
+
+    def with_severity(self, severity: Severity) -> Finding:
+        return replace(self, severity=severity)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "pointer": self.pointer,
+            "commit": self.commit,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+@dataclass
+class Report:
+    """Everything one run found, plus what it looked at."""
+
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    commits: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def sorted_findings(self) -> list[Finding]:
+        unique = {(f.sort_key(), f.severity, f.hint): f for f in self.findings}
+        return [unique[k] for k in sorted(unique, key=lambda k: k[0])]
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.sorted_findings() if f.severity is Severity.ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.sorted_findings() if f.severity is Severity.WARNING)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.errors else 0

@@ -1,0 +1,72 @@
+"""The rule registry: every rule id, its family, default severity, summary and explanation.
+
+Rule ids never change meaning once released. Families register their rules by importing this
+module and calling :func:`rule`; the registry is filled when the family modules are imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from continuity_checks.core.findings import Finding, Severity
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    family: str
+    severity: Severity
+    summary: str
+    explanation: str
+    hint: str | None = None
+
+    def finding(
+        self,
+        path: str,
+        message: str,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        pointer: str | None = None,
+        commit: str | None = None,
+        hint: str | None = None,
+    ) -> Finding:
+        return Finding(
+            path=path,
+            line=line,
+            column=column,
+            rule=self.id,
+            message=message,
+            severity=self.severity,
+            pointer=pointer,
+            commit=commit,
+            hint=hint if hint is not None else self.hint,
+        )
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(
+    id: str,
+    family: str,
+    summary: str,
+    explanation: str,
+    *,
+    severity: Severity = Severity.ERROR,
+    hint: str | None = None,
+) -> Rule:
+    """Register a rule. A second registration of the same id is a programming error."""
+    if id in REGISTRY:
+        raise RuntimeError(f"rule {id} registered twice")
+    registered = Rule(id, family, severity, summary, " ".join(explanation.split()), hint)
+    REGISTRY[id] = registered
+    return registered
+
+
+def all_rules() -> list[Rule]:
+    """Every registered rule, sorted by id, with all families loaded."""
+    from continuity_checks.checks import load_all_rules
+
+    load_all_rules()
+    return [REGISTRY[k] for k in sorted(REGISTRY)]

@@ -1,0 +1,65 @@
+"""The shipped JSON Schemas: loading, compiling once per run, and validating."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from continuity_checks.core import pointer as jp
+
+PACKAGE = "continuity_checks.schemas"
+
+
+def names() -> list[str]:
+    """Every shipped schema, by file name without ``.schema.json``."""
+    return sorted(
+        entry.name.removesuffix(".schema.json")
+        for entry in resources.files(PACKAGE).iterdir()
+        if entry.name.endswith(".schema.json")
+    )
+
+
+@cache
+def text(name: str) -> str:
+    return resources.files(PACKAGE).joinpath(f"{name}.schema.json").read_text("utf-8")
+
+
+@cache
+def load(name: str) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(text(name))
+    return schema
+
+
+@dataclass(frozen=True)
+class SchemaError:
+    pointer: str
+    keyword: str
+    message: str
+
+
+class Validator:
+    """A schema compiled once with jsonschema-rs, formats checked."""
+
+    def __init__(self, name: str) -> None:
+        import jsonschema_rs
+
+        self.name = name
+        self._validator = jsonschema_rs.Draft202012Validator(load(name), validate_formats=True)
+
+    def is_valid(self, instance: object) -> bool:
+        return bool(self._validator.is_valid(instance))
+
+    def errors(self, instance: object) -> list[SchemaError]:
+        found = []
+        for error in self._validator.iter_errors(instance):
+            keyword = str(error.schema_path[-1]) if error.schema_path else ""
+            found.append(SchemaError(jp.join(error.instance_path), keyword, str(error.message)))
+        return found
+
+
+@cache
+def validator(name: str) -> Validator:
+    return Validator(name)

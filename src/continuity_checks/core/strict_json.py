@@ -1,0 +1,316 @@
+"""Strict JSON loading with positions.
+
+The fast path is the standard library's C decoder with two hooks (duplicate keys, non-standard
+constants). Positions are only computed when a finding needs one: a small scanner walks the text
+once and maps every JSON Pointer to the offset where its value starts.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from continuity_checks.core import core_rules as cc
+from continuity_checks.core import pointer as jp
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.rules import Rule
+
+DEFAULT_MAX_DEPTH = 64
+DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+class _NonStandard(Exception):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def _constant(name: str) -> object:
+    raise _NonStandard(name)
+
+
+_decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+
+
+@dataclass
+class Document:
+    """A parsed JSON value and the text it came from.
+
+    ``first_line`` is the line of the text's first character in its file (JSONL records).
+    """
+
+    text: str
+    value: object
+    first_line: int = 1
+    _positions: dict[str, int] | None = field(default=None, repr=False)
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        if self._line_starts is None:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        index = bisect.bisect_right(self._line_starts, offset) - 1
+        return self.first_line + index, offset - self._line_starts[index] + 1
+
+    def position(self, pointer: str) -> tuple[int, int]:
+        """Line and column of the value at ``pointer``, or of its nearest existing ancestor."""
+        if self._positions is None:
+            self._positions = scan(self.text).positions
+        while pointer not in self._positions and pointer:
+            pointer = jp.parent(pointer)
+        return self.line_col(self._positions.get(pointer, 0))
+
+
+@dataclass
+class Problem:
+    """Why bytes could not become a Document."""
+
+    rule: Rule
+    message: str
+    line: int
+    column: int
+    pointer: str | None = None
+
+    def finding(self, path: str) -> Finding:
+        return self.rule.finding(
+            path, self.message, line=self.line, column=self.column, pointer=self.pointer
+        )
+
+
+def load(
+    data: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH, first_line: int = 1
+) -> Document | Problem:
+    """Decode and parse ``data`` strictly. Never raises for any input."""
+    if data.startswith(UTF8_BOM):
+        return Problem(cc.BOM, "expected JSON text, found a UTF-8 byte order mark", first_line, 1)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first_line + data.count(b"\n", 0, exc.start)
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        column = len(data[line_start : exc.start].decode("utf-8", "replace")) + 1
+        return Problem(
+            cc.INVALID_UTF8,
+            f"expected UTF-8, found byte 0x{data[exc.start]:02X} that starts no valid sequence",
+            line,
+            column,
+        )
+    return parse(text, max_depth=max_depth, first_line=first_line)
+
+
+def parse(
+    text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, first_line: int = 1
+) -> Document | Problem:
+    """Parse already decoded text strictly. Never raises for any input."""
+    doc = Document(text, None, first_line)
+    try:
+        doc.value = _decoder.decode(text)
+    except json.JSONDecodeError as exc:
+        line, column = doc.line_col(exc.pos)
+        return Problem(cc.SYNTAX, f"expected JSON, found an error: {exc.msg}", line, column)
+    except _DuplicateKey as exc:
+        result = scan(text)
+        line, column = doc.line_col(result.duplicate_offset if result.duplicate_offset >= 0 else 0)
+        return Problem(
+            cc.DUPLICATE_KEY,
+            f"expected each key once in an object, found {exc.key!r} again",
+            line,
+            column,
+            result.duplicate_pointer,
+        )
+    except _NonStandard as exc:
+        result = scan(text)
+        line, column = doc.line_col(max(result.constant_offset, 0))
+        return Problem(
+            cc.NON_STANDARD_NUMBER,
+            f"expected a JSON number, found {exc.name}",
+            line,
+            column,
+            result.constant_pointer,
+        )
+    except RecursionError:
+        return Problem(
+            cc.TOO_DEEP,
+            f"expected nesting of at most {max_depth} levels, found deeper",
+            *doc.line_col(0),
+        )
+    if text.count("[") + text.count("{") > max_depth:
+        deep = _too_deep(doc.value, max_depth)
+        if deep is not None:
+            line, column = doc.position(deep)
+            return Problem(
+                cc.TOO_DEEP,
+                f"expected nesting of at most {max_depth} levels, found deeper",
+                line,
+                column,
+                deep,
+            )
+    if "\\u" in text or "\\U" in text:
+        bad = _lone_surrogate(doc.value)
+        if bad is not None:
+            line, column = doc.position(bad)
+            return Problem(
+                cc.LONE_SURROGATE,
+                "expected a string of Unicode characters, found an unpaired surrogate escape",
+                line,
+                column,
+                bad,
+            )
+    return doc
+
+
+def _too_deep(value: object, max_depth: int) -> str | None:
+    stack: list[tuple[object, str, int]] = [(value, "", 0)]
+    while stack:
+        node, ptr, depth = stack.pop()
+        if isinstance(node, dict):
+            if depth + 1 > max_depth:
+                return ptr
+            stack.extend((v, jp.append(ptr, k), depth + 1) for k, v in node.items())
+        elif isinstance(node, list):
+            if depth + 1 > max_depth:
+                return ptr
+            stack.extend((v, jp.append(ptr, i), depth + 1) for i, v in enumerate(node))
+    return None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _lone_surrogate(value: object) -> str | None:
+    stack: list[tuple[object, str]] = [(value, "")]
+    while stack:
+        node, ptr = stack.pop()
+        if isinstance(node, str):
+            if _has_surrogate(node):
+                return ptr
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if _has_surrogate(k):
+                    return ptr
+                stack.append((v, jp.append(ptr, k)))
+        elif isinstance(node, list):
+            stack.extend((v, jp.append(ptr, i)) for i, v in enumerate(node))
+    return None
+
+
+# --- the position scanner -------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""[ \t\r\n]*(?:
+        (?P<punct>[\[\]{}:,])
+      | (?P<string>"(?:[^"\\]|\\.)*")
+      | (?P<atom>[^\s\[\]{}:,"]+)
+    )""",
+    re.VERBOSE | re.DOTALL,
+)
+
+
+@dataclass
+class ScanResult:
+    positions: dict[str, int]
+    duplicate_pointer: str | None = None
+    duplicate_offset: int = -1
+    constant_pointer: str | None = None
+    constant_offset: int = -1
+
+
+@dataclass
+class _Frame:
+    pointer: str
+    is_object: bool
+    keys: set[str] = field(default_factory=set)
+    index: int = 0
+    key: str | None = None
+
+
+def scan(text: str) -> ScanResult:
+    """Map each JSON Pointer to the offset of its value; note the first duplicate key and the
+    first NaN/Infinity. Tolerant: stops quietly at text that is not JSON."""
+    result = ScanResult({})
+    stack: list[_Frame] = []
+    pos = 0
+    expect_key = False
+
+    def value_pointer() -> str:
+        if not stack:
+            return ""
+        top = stack[-1]
+        return jp.append(top.pointer, top.key if top.is_object else top.index)  # type: ignore[arg-type]
+
+    on_value: Callable[[str, int], None]
+
+    def on_value(ptr: str, offset: int) -> None:
+        result.positions.setdefault(ptr, offset)
+
+    while True:
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            break
+        pos = match.end()
+        start = match.start(match.lastgroup or 0)
+        kind = match.lastgroup
+        token = match.group(kind or 0)
+        if kind == "punct":
+            if token in "[{":
+                ptr = value_pointer()
+                on_value(ptr, start)
+                stack.append(_Frame(ptr, token == "{"))
+                expect_key = token == "{"
+            elif token in "]}":
+                if not stack:
+                    break
+                stack.pop()
+                expect_key = False
+            elif token == ",":
+                if stack:
+                    top = stack[-1]
+                    if top.is_object:
+                        expect_key = True
+                    else:
+                        top.index += 1
+            # ':' needs no action: the key was recorded when it was read
+        elif kind == "string" and expect_key and stack:
+            top = stack[-1]
+            try:
+                key = json.loads(token)
+            except ValueError:
+                key = token[1:-1]
+            if key in top.keys and result.duplicate_pointer is None:
+                result.duplicate_pointer = jp.append(top.pointer, key)
+                result.duplicate_offset = start
+            top.keys.add(key)
+            top.key = key
+            expect_key = False
+        else:
+            ptr = value_pointer()
+            on_value(ptr, start)
+            if kind == "atom" and token in ("NaN", "Infinity", "-Infinity"):
+                if result.constant_pointer is None:
+                    result.constant_pointer = ptr
+                    result.constant_offset = start
+    return result

@@ -1,0 +1,21 @@
+"""``{"format_version": 1, "findings": [...], "summary": {...}}``: sorted, deterministic."""
+
+from __future__ import annotations
+
+import json
+
+from continuity_checks.core.findings import Report
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    document = {
+        "format_version": 1,
+        "findings": [f.to_dict() for f in report.sorted_findings()],
+        "summary": {
+            "files": report.files,
+            "commits": report.commits,
+            "errors": report.errors,
+            "warnings": report.warnings,
+        },
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,53 @@
+"""``path:line:col: RULE message`` lines, then a one-line summary."""
+
+from __future__ import annotations
+
+from continuity_checks.core.findings import Finding, Report, Severity
+
+_RED, _YELLOW, _BOLD, _RESET = "\033[31m", "\033[33m", "\033[1m", "\033[0m"
+
+
+def location(finding: Finding) -> str:
+    parts = [finding.path]
+    if finding.line is not None:
+        parts.append(str(finding.line))
+        if finding.column is not None:
+            parts.append(str(finding.column))
+    return ":".join(parts)
+
+
+def line(finding: Finding, *, color: bool) -> str:
+    rule = finding.rule
+    if color:
+        tint = _RED if finding.severity is Severity.ERROR else _YELLOW
+        rule = f"{tint}{_BOLD}{rule}{_RESET}"
+    text = f"{location(finding)}: {rule} {finding.message}"
+    if finding.severity is Severity.WARNING:
+        text += " (warning)"
+    if finding.pointer:
+        text += f" [at {finding.pointer}]"
+    if finding.commit:
+        text += f" [commit {finding.commit[:12]}]"
+    if finding.hint:
+        text += f"\n    hint: {finding.hint}"
+    return text
+
+
+def summary(report: Report) -> str:
+    scope = f"{report.files} file{'s' if report.files != 1 else ''}"
+    if report.commits or not report.files:
+        scope = f"{report.commits} commit{'s' if report.commits != 1 else ''}"
+    errors, warnings = report.errors, report.warnings
+    if not errors and not warnings:
+        return f"{scope} checked: no problems"
+    return (
+        f"{scope} checked: {errors} error{'s' if errors != 1 else ''}, "
+        f"{warnings} warning{'s' if warnings != 1 else ''}"
+    )
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    lines = [line(f, color=color) for f in report.sorted_findings()]
+    lines.extend(report.notes)
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"
