@@ -1,0 +1,45 @@
+"""Shared helpers: write a project layout, run the real CLI, read its JSON report."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_checks.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CORPUS = SHARED / "corpus"
+EXAMPLES = REPO / "examples"
+
+
+def write_tree(root: Path, files: Mapping[str, bytes | str]) -> Path:
+    for rel, content in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return root
+
+
+RunCLI = Callable[..., tuple[int, dict[str, Any]]]
+
+
+@pytest.fixture
+def run_json(capsys: pytest.CaptureFixture[str]) -> RunCLI:
+    """Run ``continuity <args> --format json``; return the exit code and the parsed report."""
+
+    def run(*args: str) -> tuple[int, dict[str, Any]]:
+        capsys.readouterr()
+        code = main([*args, "--format", "json"])
+        out = capsys.readouterr().out
+        return code, json.loads(out)
+
+    return run
+
+
+def rules_of(report: dict[str, Any]) -> list[tuple[str, str, int | None]]:
+    return [(f["rule"], f["path"], f["line"]) for f in report["findings"]]
