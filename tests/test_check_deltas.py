@@ -123,7 +123,7 @@ def test_examples_are_clean(run_json: RunCLI) -> None:
 
 def test_too_large_file_is_not_read(tmp_path: Path, run_json: RunCLI) -> None:
     write_tree(tmp_path, delta(GOOD))
-    (tmp_path / ".continuity.toml").write_text("[limits]\nmax-file-bytes = 50\n")
+    (tmp_path / ".continuity.toml").write_text("[limits]\nmax-file-bytes = 100\n")
     code, report = run_json("check", "--all", "--root", str(tmp_path))
     assert code == 1
     assert rules_of(report) == [("CC008", CHANGES + NAME, None)]
