@@ -1,0 +1,103 @@
+"""The shipped schemas: valid 2020-12 schemas, stable ids, and both engines agree on every fixture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jsonschema
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from continuity_checks.checks.deltas import timestamps
+from continuity_checks.core import schemas, strict_json
+from tests.conftest import CORPUS, EXAMPLES
+from tests.test_check_deltas import BAD, GOOD_CASES
+
+DELTA, LEGACY = "deltalayer-conversation-delta", "deltalayer-legacy-record"
+
+
+def test_shipped_schemas_are_valid_draft_2020_12() -> None:
+    assert schemas.names() == [DELTA, LEGACY]
+    for name in schemas.names():
+        schema = schemas.load(name)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert schema["$id"].startswith("urn:continuity-checks:schema:")
+
+
+def test_timestamp_pattern_is_the_grammar() -> None:
+    for name in schemas.names():
+        assert schemas.load(name)["$defs"]["timestamp"]["pattern"] == timestamps.PATTERN
+
+
+def oracle_errors(name: str, instance: object) -> set[str]:
+    validator = jsonschema.Draft202012Validator(
+        schemas.load(name), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    return {"".join(f"/{p}" for p in e.absolute_path) for e in validator.iter_errors(instance)}
+
+
+def rs_errors(name: str, instance: object) -> set[str]:
+    return {e.pointer for e in schemas.validator(name).errors(instance)}
+
+
+def records() -> list[tuple[str, object]]:
+    """Every JSON record of the fixtures, examples and corpus, with the schema it claims."""
+    found: list[tuple[str, object]] = []
+    texts: list[tuple[str, str]] = []
+    for _, files, *_ in [*BAD, *GOOD_CASES]:
+        texts += [(k, v if isinstance(v, str) else v.decode("utf-8", "replace")) for k, v in files.items()]
+    for root in (EXAMPLES, CORPUS / "deltalayer"):
+        texts += [(str(p), p.read_text("utf-8")) for p in root.rglob("*") if p.suffix in (".json", ".jsonl")
+                  and (".deltalayer" in p.parts or p.suffix == ".jsonl")]  # fmt: skip
+    for path, text in texts:
+        name = LEGACY if path.endswith(".jsonl") else DELTA
+        for line in text.splitlines() if name == LEGACY else [text]:
+            doc = strict_json.parse(line)  # what the loader lets through reaches the schema
+            if isinstance(doc, strict_json.Document):
+                found.append((name, doc.value))
+    return found
+
+
+RECORDS = records()
+
+
+def test_fixture_set_is_substantial() -> None:
+    assert len(RECORDS) > 80
+
+
+@pytest.mark.parametrize(("name", "instance"), RECORDS)
+def test_engines_agree_on_every_fixture(name: str, instance: object) -> None:
+    assert rs_errors(name, instance) == oracle_errors(name, instance)
+    assert schemas.validator(name).is_valid(instance) == (not oracle_errors(name, instance))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "started_at": st.sampled_from(["2026-09-21", "2026-09-21T16:00:00+08:00", "x", ""]) | json_values,
+            "updated_at": st.sampled_from(["2026-09-21T16:00:00Z"]) | json_values,
+            "source": st.sampled_from(["agent", " ", ""]) | json_values,
+            "changes": st.lists(st.sampled_from(["a", "", " "]) | json_values, max_size=3) | json_values,
+            "conversation_id": json_values,
+        },
+    )
+)
+def test_engines_agree_on_generated_records(instance: dict[str, object]) -> None:
+    assert rs_errors(DELTA, instance) == oracle_errors(DELTA, instance)
+
+
+def test_schema_files_are_package_data() -> None:
+    import continuity_checks
+
+    folder = Path(continuity_checks.__file__).parent / "schemas"
+    assert sorted(p.name for p in folder.glob("*.schema.json")) == [f"{n}.schema.json" for n in schemas.names()]
