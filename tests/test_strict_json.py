@@ -1,0 +1,85 @@
+"""Strict JSON: any bytes in, a document or a positioned problem out; never an exception."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from continuity_checks.core import strict_json
+from tests.conftest import RunCLI, write_tree
+
+
+@pytest.mark.parametrize(
+    ("data", "rule", "line", "column", "pointer"),
+    [
+        (b'{"a":1,\n"a":2}', "CC005", 2, 1, "/a"),
+        (b'{"a":{"b":[1,\n  Infinity]}}', "CC006", 2, 3, "/a/b/1"),
+        (b'\xef\xbb\xbf{"a":1}', "CC003", 1, 1, None),
+        (b'{"a":\n"caf\xc3"}', "CC002", 2, 5, None),
+        (b'{"a":1} x', "CC004", 1, 9, None),
+        (b'{"a":"\\udc00"}', "CC009", 1, 6, "/a"),
+        (b"[" * 3 + b"]" * 3, "CC007", 1, 3, "/0/0"),
+    ],
+)
+def test_problems_have_positions(data: bytes, rule: str, line: int, column: int, pointer: str | None) -> None:
+    problem = strict_json.load(data, max_depth=2)
+    assert isinstance(problem, strict_json.Problem)
+    assert (problem.rule.id, problem.line, problem.column, problem.pointer) == (rule, line, column, pointer)
+    assert problem.message.startswith("expected")
+
+
+def test_positions_of_pointers() -> None:
+    doc = strict_json.load('{\n  "a/b": {"~k": [10,\n    "x"]},\n  "z": null}'.encode())
+    assert isinstance(doc, strict_json.Document)
+    assert doc.position("/a~1b/~0k/1") == (3, 5)
+    assert doc.position("/z") == (4, 8)
+    assert doc.position("/missing") == (1, 1)
+    assert doc.position("/a~1b/~0k/7") == (2, 18)
+
+
+def test_first_line_offsets_jsonl_records() -> None:
+    doc = strict_json.load(b'{"a": [1, 2]}', first_line=40)
+    assert isinstance(doc, strict_json.Document)
+    assert doc.position("/a/1") == (40, 11)
+
+
+@given(st.binary(max_size=200))
+def test_any_bytes_never_raise(data: bytes) -> None:
+    result = strict_json.load(data, max_depth=8)
+    assert isinstance(result, (strict_json.Document, strict_json.Problem))
+
+
+json_text = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+    max_leaves=10,
+).map(lambda v: json.dumps(v, indent=1))
+
+
+@given(json_text)
+def test_valid_json_loads_as_the_standard_library_does(text: str) -> None:
+    doc = strict_json.load(text.encode())
+    assert isinstance(doc, strict_json.Document)
+    assert doc.value == json.loads(text)
+
+
+@given(st.binary(max_size=120))
+def test_cli_turns_any_bytes_into_findings(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    from continuity_checks import engine
+    from continuity_checks.core.config import Config
+
+    root = write_tree(tmp_path_factory.mktemp("p"), {".deltalayer/changes/x.json": data,
+                                                      ".deltalayer/changes.jsonl": data})  # fmt: skip
+    report = engine.check(root, Config(), all_files=True)
+    assert all(f.rule.startswith(("CC", "DL")) for f in report.findings)
+
+
+def test_unreadable_directory_named_like_a_delta(tmp_path: Path, run_json: RunCLI) -> None:
+    (tmp_path / ".deltalayer/changes/dir.json").mkdir(parents=True)
+    code, report = run_json("check", str(tmp_path / ".deltalayer/changes/dir.json"), "--root", str(tmp_path))
+    assert code == 1
+    assert report["findings"][0]["rule"] == "CC001"
