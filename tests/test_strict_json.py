@@ -38,7 +38,7 @@ def test_positions_of_pointers() -> None:
     assert doc.position("/a~1b/~0k/1") == (3, 5)
     assert doc.position("/z") == (4, 8)
     assert doc.position("/missing") == (1, 1)
-    assert doc.position("/a~1b/~0k/7") == (2, 18)
+    assert doc.position("/a~1b/~0k/7") == (2, 17)
 
 
 def test_first_line_offsets_jsonl_records() -> None:
