@@ -104,7 +104,7 @@ def option(config: Config, family: str, key: str, default: Any, allowed: Iterabl
     """One family option, checked against its allowed values."""
     value = config.family_options(family).get(key, default)
     allowed = list(allowed)
-    if value not in allowed:
+    if not any(type(value) is type(a) and value == a for a in allowed):
         raise config.error(
             f"{family}.{key}", f"expected one of {', '.join(map(repr, allowed))}, found {value!r}"
         )

@@ -1,0 +1,123 @@
+"""The command line as a user meets it: exit codes, formats, configuration errors, rules."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from continuity_checks.cli import main
+from continuity_checks.core.rules import all_rules
+from tests.conftest import EXAMPLES, write_tree
+
+BAD_DELTA = {".deltalayer/changes/x.json": '{"started_at": 1}\n', "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n",
+             "PROJECT.md": "# P\n"}  # fmt: skip
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_format_lines_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(tmp_path, BAD_DELTA)
+    code, out, _ = run(capsys, "check", "--all", "--root", str(tmp_path))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith(".deltalayer/changes/x.json:1:1: DL102 expected keys started_at, updated_at")
+    assert any(line.startswith(".deltalayer/changes/x.json:1:16: DL103 started_at:") for line in lines)
+    assert lines[-1] == "2 files checked: 2 errors, 0 warnings"
+    assert "\033[" not in out  # no colour when not a terminal
+
+
+def test_json_format_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(tmp_path, BAD_DELTA)
+    outputs = {run(capsys, "check", "--all", "--root", str(tmp_path), "--format", "json")[1] for _ in range(3)}
+    assert len(outputs) == 1
+    document = json.loads(outputs.pop())
+    assert document["format_version"] == 1
+    assert document["summary"] == {"files": 2, "commits": 0, "errors": 2, "warnings": 0}
+    assert set(document["findings"][0]) == {"rule", "severity", "path", "line", "column", "pointer", "commit",
+                                            "message", "hint"}  # fmt: skip
+
+
+def test_clean_run_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", "--all", "--root", str(EXAMPLES))
+    assert (code, out) == (0, "4 files checked: no problems\n")
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        ("colour = 1\n", "colour"),
+        ('families = ["nope"]\n', "families"),
+        ("exclude = 3\n", "exclude"),
+        ("[limits]\nmax-depth = 0\n", "limits.max-depth"),
+        ("[limits]\nwidth = 1\n", "limits.width"),
+        ('[rules]\nDL999 = "off"\n', "rules.DL999"),
+        ('[rules]\nDL101 = "loud"\n', "rules.DL101"),
+        ('[deltas]\nlegacy = "mutable"\n', "deltas.legacy"),
+        ('[deltas]\nownership = "anyone"\n', "deltas.ownership"),
+        ("[deltas]\nallow-delete = 1\n", "deltas.allow-delete"),
+        ('[deltas]\nlegacy-files = "x"\n', "deltas.legacy-files"),
+        ("[deltas]\nfoo = 1\n", "deltas.foo"),
+        ("not toml = = \n", "(file)"),
+    ],
+)
+def test_bad_configuration_is_exit_2_with_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], config: str, key: str
+) -> None:
+    write_tree(tmp_path, {**BAD_DELTA, ".continuity.toml": config})
+    code, out, err = run(capsys, "check", "--all", "--root", str(tmp_path))
+    assert code == 2
+    assert out == ""
+    assert f": {key}: " in err.splitlines()[0]
+    assert "Traceback" not in err
+
+
+def test_pyproject_table_and_precedence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(tmp_path, {**BAD_DELTA, "pyproject.toml": '[tool.continuity]\nexclude = [".deltalayer"]\n'})
+    assert run(capsys, "check", "--all", "--root", str(tmp_path))[0] == 0
+    (tmp_path / ".continuity.toml").write_text("exclude = []\n")  # the dedicated file wins
+    assert run(capsys, "check", "--all", "--root", str(tmp_path))[0] == 1
+
+
+def test_usage_errors_are_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "check")[0] == 2
+    assert run(capsys, "check", "--all", "--root", str(tmp_path / "missing"))[0] == 2
+    assert run(capsys, "check", "--format", "xml", "--all")[0] == 2
+    assert run(capsys, "explain", "XX000")[0] == 2
+    assert run(capsys, "no-such-command")[0] == 2
+
+
+def test_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    assert [line.split()[0] for line in out.splitlines()] == [r.id for r in all_rules()]
+    code, out, _ = run(capsys, "explain", "dl111")
+    assert code == 0
+    assert out.startswith("DL111: both X.json and X.frozen.json exist\nfamily: deltas; default severity: error\n")
+    assert "What to do:" in out
+
+
+def test_every_rule_is_documented() -> None:
+    for rule in all_rules():
+        assert rule.id[:2] in {"CC", "DL", "CX", "WS", "SS", "PV"} and len(rule.id) == 5
+        assert rule.summary and len(rule.explanation) > 40 and rule.hint
+
+
+def test_rules_page_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
+    _, out, _ = run(capsys, "rules", "--markdown")
+    assert page.read_text("utf-8") == out, "regenerate: continuity rules --markdown > docs/rules.md"
+
+
+def test_module_entry_point(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(EXAMPLES)],
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert (result.returncode, result.stdout) == (0, "4 files checked: no problems\n")
