@@ -1,0 +1,165 @@
+"""The pre-commit hook registry: the single source of ``.pre-commit-hooks.yaml``.
+
+Each hook is plain data. :func:`render` turns the registry into the manifest text without a YAML
+library, and a test keeps the committed file equal to it. Regenerate the file with::
+
+    python -m continuity_checks.hooks --write .pre-commit-hooks.yaml
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# Stage names ``pre-push`` and ``manual`` are the pre-commit >= 3.2 spellings.
+MINIMUM_PRE_COMMIT = "3.2.0"
+
+MANIFEST = ".pre-commit-hooks.yaml"
+
+HEADER = (
+    "# Generated from src/continuity_checks/hooks/__init__.py; do not edit by hand.\n"
+    "# Regenerate: python -m continuity_checks.hooks --write .pre-commit-hooks.yaml\n"
+)
+
+
+# the manifest keys a hook can have, in the order they are written
+KEYS = (
+    "id",
+    "name",
+    "description",
+    "entry",
+    "language",
+    "files",
+    "types",
+    "stages",
+    "always_run",
+    "pass_filenames",
+    "require_serial",
+    "minimum_pre_commit_version",
+)
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One entry of the manifest. ``None`` and empty values are left out of the YAML, so
+    pre-commit's defaults apply to them."""
+
+    id: str
+    name: str
+    entry: str
+    description: str
+    language: str = "python"
+    files: str | None = None
+    types: tuple[str, ...] = ()
+    stages: tuple[str, ...] = ()
+    always_run: bool | None = None
+    pass_filenames: bool | None = None
+    require_serial: bool | None = None
+    minimum_pre_commit_version: str | None = MINIMUM_PRE_COMMIT
+
+    @property
+    def command(self) -> list[str]:
+        """The ``entry`` split into words (pre-commit splits it with ``shlex``; ours are simple)."""
+        return self.entry.split()
+
+    def items(self) -> list[tuple[str, str | bool | tuple[str, ...]]]:
+        """The keys that appear in the manifest, with their values, in manifest order."""
+        out: list[tuple[str, str | bool | tuple[str, ...]]] = []
+        for key in KEYS:
+            value = getattr(self, key)
+            if value is None or value == ():
+                continue
+            out.append((key, value))
+        return out
+
+
+# What a delta-only hook looks at: anything under a .deltalayer/ directory (deltas, the legacy
+# changes.jsonl, stray *.tmp files) and the AGENTS.md files that hold the continuity section.
+DELTA_FILES = r"(^|/)(\.deltalayer/|AGENTS\.md$)"
+
+HOOKS: tuple[Hook, ...] = (
+    Hook(
+        id="continuity-check",
+        name="continuity check",
+        description=(
+            "Check the continuity files of every family in the staged files: schema, structure, "
+            "hashes, cross-references. Files no family claims are ignored."
+        ),
+        entry="continuity check",
+        # No `files` or `types` filter: deltas, legacy .jsonl, AGENTS.md, stray *.tmp files and the
+        # other families' files all matter, and `continuity check` itself ignores the rest.
+        pass_filenames=True,
+        # one process sees all the files, so a cross-file finding is reported once
+        require_serial=True,
+    ),
+    Hook(
+        id="check-conversation-deltas",
+        name="check Conversation Deltas",
+        description=(
+            "Check DeltaLayer Conversation Deltas, the legacy changes.jsonl and AGENTS.md "
+            "(the deltas family only)."
+        ),
+        entry="continuity check --family deltas",
+        files=DELTA_FILES,
+        pass_filenames=True,
+        require_serial=True,
+    ),
+    Hook(
+        id="continuity-verify",
+        name="continuity verify (history)",
+        description=(
+            "Check every commit being pushed ($PRE_COMMIT_FROM_REF..$PRE_COMMIT_TO_REF): "
+            "ownership, frozen and legacy history, monotonic times."
+        ),
+        entry="continuity verify --from-env",
+        stages=("pre-push", "manual"),
+        always_run=True,
+        pass_filenames=False,
+        require_serial=True,
+    ),
+)
+
+
+# --- a small YAML emitter for the values a hook has ---------------------------------------------
+
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9 _./()$-]*")
+_RESERVED = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+
+
+def _plain_ok(text: str, *, in_flow: bool = False) -> bool:
+    """Whether ``text`` can be written as a plain scalar and read back as the same string."""
+    return (
+        _PLAIN.fullmatch(text) is not None
+        and not text.endswith(" ")
+        and text.lower() not in _RESERVED
+        and not (in_flow and any(c in text for c in ",[]{}"))
+    )
+
+
+def scalar(value: str | bool, *, in_flow: bool = False) -> str:
+    """One YAML scalar: plain when unambiguous, else single-quoted (no escapes to get wrong),
+    else double-quoted JSON (a subset of YAML) for text with line breaks or control characters."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if _plain_ok(value, in_flow=in_flow):
+        return value
+    if value.isprintable():
+        return "'" + value.replace("'", "''") + "'"
+    return json.dumps(value)
+
+
+def render(hooks: Sequence[Hook] = HOOKS) -> str:
+    """The text of ``.pre-commit-hooks.yaml`` for ``hooks``."""
+    lines = [HEADER.rstrip("\n")]
+    for hook in hooks:
+        lines.append("")
+        for index, (key, value) in enumerate(hook.items()):
+            lead = "- " if index == 0 else "  "
+            if isinstance(value, tuple):
+                text = "[" + ", ".join(scalar(v, in_flow=True) for v in value) + "]"
+            else:
+                text = scalar(value)
+            lines.append(f"{lead}{key}: {text}")
+    return "\n".join(lines) + "\n"
