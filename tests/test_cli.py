@@ -121,3 +121,15 @@ def test_module_entry_point(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(EXAMPLES)],
                             capture_output=True, text=True, check=False)  # fmt: skip
     assert (result.returncode, result.stdout) == (0, "4 files checked: no problems\n")
+
+
+def test_schema_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from continuity_checks.core import schemas
+
+    code, out, _ = run(capsys, "schema", "list")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == schemas.names()
+    code, out, _ = run(capsys, "schema", "show", "deltalayer-conversation-delta")
+    assert code == 0 and json.loads(out) == schemas.load("deltalayer-conversation-delta")
+    assert run(capsys, "schema", "show", "nope")[0] == 2
+    assert run(capsys, "schema", "export", str(tmp_path / "out"))[0] == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{n}.schema.json" for n in schemas.names()]

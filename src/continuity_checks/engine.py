@@ -10,10 +10,12 @@ from pathlib import Path
 from continuity_checks import checks
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Change, Claimed, CommitContext, Family, FileInput
+from continuity_checks.core.family import Change, Claimed, CommitContext, FileInput
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import matches
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
 
 
@@ -57,22 +59,27 @@ def relative(root: Path, given: str) -> str | None:
 def read(root: Path, path: str, limit: int) -> bytes | Finding:
     """The bytes of one file with one ``os.read``; a finding instead when that is not possible
     or not allowed (too large, not a regular file, a symlink leading outside the root)."""
-    full = root / path
+    full = os.path.join(root, path)
     try:
-        real = full.resolve()
-        if real != full and not real.is_relative_to(root.resolve()):
-            return cc.UNREADABLE.finding(
-                path, "expected a file inside the checked root, found a symlink leading outside it"
-            )
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        try:
+            fd = os.open(full, os.O_RDONLY | _NOFOLLOW)
+        except OSError as exc:
+            if not os.path.islink(full):
+                raise
+            real = Path(full).resolve()
+            if not real.is_relative_to(root.resolve()):
+                return cc.UNREADABLE.finding(
+                    path, "expected a file inside the checked root, found a symlink leading outside it"
+                )
+            if not real.is_file():
+                return cc.UNREADABLE.finding(path, f"cannot read: {exc.strerror or exc}")
+            fd = os.open(real, os.O_RDONLY | _BINARY)
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 return cc.UNREADABLE.finding(path, "expected a regular file")
             if info.st_size > limit:
-                return cc.TOO_LARGE.finding(
-                    path, f"expected at most {limit} bytes, found {info.st_size}"
-                )
+                return cc.TOO_LARGE.finding(path, f"expected at most {limit} bytes, found {info.st_size}")
             data = os.read(fd, info.st_size + 1)
             while len(data) <= info.st_size:  # short reads on some file systems
                 more = os.read(fd, info.st_size + 1 - len(data))
@@ -160,7 +167,3 @@ def verify(
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
     report.findings = apply_severity(config, findings)
     return report
-
-
-def _family_names(families: Sequence[Family]) -> list[str]:
-    return [f.name for f in families]

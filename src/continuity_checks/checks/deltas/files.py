@@ -4,9 +4,10 @@ project files beside ``.deltalayer/``."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -192,7 +193,7 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
         )
     source = value.get("source")
     if started and isinstance(source, str) and source.strip():
-        name = PurePosixPath(file.path).name
+        name = file.path.rpartition("/")[2]
         expected = naming.stem(started.slug(), source)
         if naming.collision_of(name, expected) is None:
             suffix = naming.FROZEN_SUFFIX if naming.is_frozen(name) else naming.SUFFIX
@@ -232,18 +233,13 @@ def _day(t: timestamps.Timestamp) -> object:
 
 def twin(file: FileInput) -> list[Finding]:
     """X.json and X.frozen.json side by side; reported once, on X.json."""
-    name = PurePosixPath(file.path).name
+    parent, _, name = file.path.rpartition("/")
     other = naming.unfrozen_name(name) if naming.is_frozen(name) else naming.frozen_name(name)
-    if not (file.abspath.parent / other).is_file():
+    if not os.path.isfile(os.path.join(file.root, parent, other)):
         return []
-    parent = PurePosixPath(file.path).parent
-    plain = name if not naming.is_frozen(name) else other
-    frozen = other if not naming.is_frozen(name) else name
+    plain, frozen = (other, name) if naming.is_frozen(name) else (name, other)
     return [
-        dl.FROZEN_TWIN.finding(
-            (parent / plain).as_posix(),
-            f"expected either {plain} or {frozen}, found both",
-        )
+        dl.FROZEN_TWIN.finding(f"{parent}/{plain}", f"expected either {plain} or {frozen}, found both")
     ]
 
 

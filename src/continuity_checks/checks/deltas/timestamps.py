@@ -41,6 +41,10 @@ _DATETIME = re.compile(
     """,
     re.VERBOSE | re.ASCII,
 )
+_CANONICAL = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?[+-][0-9]{2}:[0-9]{2}",
+    re.ASCII,
+)
 _OFFSET = re.compile(
     r"([+-])([0-9]{2}):?(?:([0-9]{2}):?(?:([0-9]{2})(?:[.,]([0-9]+))?)?)?", re.ASCII
 )
@@ -106,6 +110,12 @@ def parse(raw: object) -> Timestamp:
             raise TimestampError(INVALID)
         try:
             return Timestamp(date(*map(int, match.groups())))
+        except ValueError:
+            raise TimestampError(INVALID) from None
+    if _CANONICAL.fullmatch(text):
+        # the form every writer produces; every supported Python parses it the same, in C
+        try:
+            return Timestamp(datetime.fromisoformat(text))
         except ValueError:
             raise TimestampError(INVALID) from None
     match = _DATETIME.fullmatch(text)
