@@ -133,3 +133,30 @@ def test_schema_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert run(capsys, "schema", "show", "nope")[0] == 2
     assert run(capsys, "schema", "export", str(tmp_path / "out"))[0] == 0
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{n}.schema.json" for n in schemas.names()]
+
+
+def test_github_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(tmp_path, BAD_DELTA)
+    code, out, _ = run(capsys, "check", "--all", "--root", str(tmp_path), "--format", "github")
+    assert code == 1
+    first = out.splitlines()[0]
+    assert first.startswith("::error file=.deltalayer/changes/x.json,line=1,col=1,title=DL102::expected keys")
+    assert "%0Ahint: " in first  # the hint travels inside the one-line annotation
+
+
+def test_sarif_results_and_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_tree(tmp_path, BAD_DELTA)
+    code, out, _ = run(capsys, "check", "--all", "--root", str(tmp_path), "--format", "sarif")
+    assert code == 1
+    sarif = json.loads(out)
+    assert sarif["version"] == "2.1.0"
+    (sarif_run,) = sarif["runs"]
+    rules = sarif_run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [r.id for r in all_rules()]
+    results = sarif_run["results"]
+    assert [r["ruleId"] for r in results] == ["DL102", "DL103"]
+    for result in results:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] == 1 and region["startColumn"] >= 1
+    assert results[1]["properties"] == {"pointer": "/started_at"}

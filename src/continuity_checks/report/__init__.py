@@ -6,7 +6,7 @@ import importlib
 
 from continuity_checks.core.findings import Report
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif", "github")
 
 
 def render(report: Report, fmt: str, *, color: bool = False) -> str:

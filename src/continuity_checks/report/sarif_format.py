@@ -1,0 +1,70 @@
+"""SARIF 2.1.0 for code-scanning upload: one run, one rule per rule id."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from continuity_checks import __version__
+from continuity_checks.core.findings import Finding, Report
+from continuity_checks.core.rules import all_rules
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+    region: dict[str, int] = {}
+    if finding.line is not None:
+        region["startLine"] = finding.line
+        if finding.column is not None:
+            region["startColumn"] = finding.column
+    location: dict[str, Any] = {"artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"}}
+    if region:
+        location["region"] = region
+    text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+    result: dict[str, Any] = {
+        "ruleId": finding.rule,
+        "ruleIndex": index[finding.rule],
+        "level": finding.severity.value,
+        "message": {"text": text},
+        "locations": [{"physicalLocation": location}],
+    }
+    properties = {k: v for k, v in (("pointer", finding.pointer), ("commit", finding.commit)) if v}
+    if properties:
+        result["properties"] = properties
+    return result
+
+
+def render(report: Report, *, color: bool = False) -> str:
+    rules = all_rules()
+    index = {r.id: i for i, r in enumerate(rules)}
+    document = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "continuity-checks",
+                        "version": __version__,
+                        "rules": [
+                            {
+                                "id": r.id,
+                                "name": r.summary,
+                                "shortDescription": {"text": r.summary},
+                                "fullDescription": {"text": r.explanation},
+                                "help": {"text": r.hint or r.explanation},
+                                "defaultConfiguration": {"level": r.severity.value},
+                                "properties": {"family": r.family},
+                            }
+                            for r in rules
+                        ],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the checked root"}}},
+                "results": [_result(f, index) for f in report.sorted_findings()],
+            }
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
