@@ -1,16 +1,347 @@
-"""History checks for deltas (``continuity verify``)."""
+"""History checks for deltas (``continuity verify``): one commit's claimed changes at a time.
+
+- Ownership (DL201-DL203): a commit with ``Continuity-Delta: <path>`` trailers may create,
+  modify or freeze only the deltas they name; without a trailer it may modify (or freeze) at most
+  one delta that existed before it (``ownership = "trailer-or-single"``), or none at all
+  (``ownership = "trailer"``). Creations are free in the default mode. Deletions are left to
+  DL206, changes of frozen files to DL207.
+- Content (DL204, DL205): a modified delta keeps started_at, source and conversation_id, and its
+  updated_at does not go back. Versions that do not parse are skipped: file mode reports them.
+- Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
+  one commit, with identical bytes.
+- Legacy history (DL209): read-only once it has content, or append-only by configuration.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import posixpath
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from continuity_checks.core.family import CommitContext
+from continuity_checks.checks.deltas import naming, timestamps
+from continuity_checks.checks.deltas import rules as dl
+from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
+from continuity_checks.core import strict_json
+from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
 
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas import DeltasFamily
 
+TRAILER = "Continuity-Delta"
+IDENTITY_KEYS = ("started_at", "source", "conversation_id")
+_QUOTES = "\"'`"
+_SHOW_LIMIT = 80
 
-def check_commit(family: DeltasFamily, context: CommitContext) -> Iterable[Finding]:
+
+@dataclass(frozen=True)
+class Touch:
+    """A delta a commit created, modified or froze, and the paths that name it in a trailer."""
+
+    path: str
+    action: str  # "created" | "modified" | "froze"
+    names: frozenset[str]
+
+    @property
+    def pre_existing(self) -> bool:
+        return self.action != "created"
+
+
+def check_commit(family: DeltasFamily, context: CommitContext) -> list[Finding]:
+    sha = context.commit.sha
+    deltas = [c for c in context.changes if c.kind == "delta"]
+    freezes = _freezes(deltas)
+    findings = _ownership(family.ownership, context.commit, deltas, freezes)
+    for change in deltas:
+        findings.extend(_delta(family, change, freezes, sha))
+    for change in context.changes:
+        if change.kind == "legacy":
+            findings.extend(_legacy(family.legacy_mode, change, sha))
+    return findings
+
+
+# --- freezes -----------------------------------------------------------------------------------
+
+
+def unfrozen_path(path: str) -> str:
+    return path[: -len(naming.FROZEN_SUFFIX)] + naming.SUFFIX
+
+
+def _freezes(deltas: list[Change]) -> dict[str, Change]:
+    """Each ``.frozen.json`` this commit added, mapped to the deletion of its ``X.json``."""
+    deleted = {c.path: c for c in deltas if c.status == "D" and not naming.is_frozen(c.path)}
+    return {
+        c.path: deleted[unfrozen_path(c.path)]
+        for c in deltas
+        if c.status == "A" and naming.is_frozen(c.path) and unfrozen_path(c.path) in deleted
+    }
+
+
+# --- ownership ---------------------------------------------------------------------------------
+
+
+def normalise_trailer_path(value: str) -> str:
+    """A trailer value as a repository-relative ``/`` path (``./x`` and ``/x`` mean ``x``)."""
+    text = value.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in _QUOTES:
+        text = text[1:-1].strip()
+    if not text:
+        return ""
+    text = posixpath.normpath(text).lstrip("/")
+    return "" if text == "." else text
+
+
+def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
+    frozen_sources = {c.path for c in freezes.values()}
+    touches = []
+    for change in deltas:
+        if change.status == "D" or change.path in frozen_sources:
+            continue  # deletions: DL206; the X.json of a freeze: the freeze below
+        if naming.is_frozen(change.path):
+            if change.path in freezes:
+                names = frozenset({change.path, unfrozen_path(change.path)})
+                touches.append(Touch(change.path, "froze", names))
+            elif change.status == "A":
+                touches.append(Touch(change.path, "created", frozenset({change.path})))
+            continue  # a changed frozen file: DL207
+        action = "created" if change.status == "A" else "modified"
+        touches.append(Touch(change.path, action, frozenset({change.path})))
+    return sorted(touches, key=lambda t: t.path)
+
+
+def _ownership(
+    mode: str, commit: Commit, deltas: list[Change], freezes: dict[str, Change]
+) -> list[Finding]:
+    if mode == "off" or not deltas:
+        return []
+    touches = _touches(deltas, freezes)
+    named = {n for v in commit.trailers.get(TRAILER, ()) if (n := normalise_trailer_path(v))}
+    if named:
+        listed = ", ".join(sorted(named))
+        return [
+            dl.FOREIGN_DELTA.finding(
+                t.path,
+                f"expected changes only to the delta named by {TRAILER} ({listed}), "
+                f"found this delta {t.action}",
+                commit=commit.sha,
+            )
+            for t in touches
+            if not t.names & named
+        ]
+    if mode == "trailer":
+        return [
+            dl.TRAILER_REQUIRED.finding(
+                t.path,
+                f"expected a `{TRAILER}: {t.path}` trailer, found none (delta {t.action})",
+                commit=commit.sha,
+            )
+            for t in touches
+        ]
+    existing = [t for t in touches if t.pre_existing]
+    if len(existing) <= 1:
+        return []
+    listed = ", ".join(f"{t.path} ({t.action})" for t in existing)
+    return [
+        dl.SEVERAL_DELTAS.finding(
+            existing[0].path,
+            f"expected at most one existing delta changed without a {TRAILER} trailer, "
+            f"found {len(existing)}: {listed}",
+            commit=commit.sha,
+        )
+    ]
+
+
+# --- one delta ---------------------------------------------------------------------------------
+
+
+def _delta(
+    family: DeltasFamily, change: Change, freezes: dict[str, Change], sha: str
+) -> list[Finding]:
+    if naming.is_frozen(change.path):
+        return _frozen(change, freezes, sha)
+    if change.status == "D":
+        frozen_sources = {c.path for c in freezes.values()}
+        if family.allow_delete or change.path in frozen_sources:
+            return []
+        return [
+            dl.DELTA_DELETED.finding(
+                change.path, "expected the delta kept, found it deleted", commit=sha
+            )
+        ]
+    if change.status == "M" and change.old_blob != change.new_blob:
+        return _content(change, family.max_depth, sha)
     return []
+
+
+def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Finding]:
+    if change.status == "D":
+        return [
+            dl.FROZEN_CHANGED.finding(
+                change.path, "expected the frozen delta kept, found it deleted", commit=sha
+            )
+        ]
+    if change.status == "M":
+        if change.old_blob == change.new_blob:
+            return []
+        line = first_difference_line(change.old() or b"", change.new() or b"")
+        return [
+            dl.FROZEN_CHANGED.finding(
+                change.path,
+                f"expected the frozen bytes unchanged, found them changed at line {line}",
+                line=line,
+                commit=sha,
+            )
+        ]
+    source = freezes.get(change.path)
+    if source is None or source.old_blob == change.new_blob:
+        return []
+    old, new = source.old() or b"", change.new() or b""
+    line = first_difference_line(old, new)
+    return [
+        dl.BAD_FREEZE.finding(
+            change.path,
+            f"expected the bytes of {source.path} (deleted in this commit), "
+            f"found different bytes from line {line}",
+            line=line,
+            commit=sha,
+        )
+    ]
+
+
+def _object(data: bytes | None, max_depth: int) -> strict_json.Document | None:
+    if data is None:
+        return None
+    doc = strict_json.load(data, max_depth=max_depth)
+    if isinstance(doc, strict_json.Document) and isinstance(doc.value, dict):
+        return doc
+    return None
+
+
+def _time(value: object) -> Timestamp | None:
+    try:
+        return timestamps.parse(value)
+    except TimestampError:
+        return None
+
+
+def _show(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _SHOW_LIMIT else text[: _SHOW_LIMIT - 1] + "…"
+
+
+_MISSING = object()
+
+
+def _identity_changed(key: str, before: object, after: object) -> bool:
+    if key == "started_at":
+        old, new = _time(before), _time(after)
+        return old is not None and new is not None and old.isoformat() != new.isoformat()
+    if key == "conversation_id":
+        before = None if before is _MISSING else before
+        after = None if after is _MISSING else after
+    elif before is _MISSING or after is _MISSING:
+        return False  # a missing source is file mode's finding
+    return bool(before != after or type(before) is not type(after))
+
+
+def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
+    old = _object(change.old(), max_depth)
+    new = _object(change.new(), max_depth)
+    if old is None or new is None:
+        return []
+    assert isinstance(old.value, dict) and isinstance(new.value, dict)
+    findings = []
+    for key in IDENTITY_KEYS:
+        before, after = old.value.get(key, _MISSING), new.value.get(key, _MISSING)
+        if _identity_changed(key, before, after):
+            line, column = new.position("/" + key)
+            shown = "absent" if after is _MISSING else _show(after)
+            findings.append(
+                dl.TAKEOVER.finding(
+                    change.path,
+                    f"expected {key} to stay {_show(before)}, found {shown}",
+                    line=line,
+                    column=column,
+                    pointer="/" + key,
+                    commit=sha,
+                )
+            )
+    previous, current = _time(old.value.get("updated_at")), _time(new.value.get("updated_at"))
+    if previous is not None and current is not None and current.sort_key() < previous.sort_key():
+        line, column = new.position("/updated_at")
+        findings.append(
+            dl.UPDATED_WENT_BACK.finding(
+                change.path,
+                f"expected updated_at at or after {previous.isoformat()}, "
+                f"found {current.isoformat()}",
+                line=line,
+                column=column,
+                pointer="/updated_at",
+                commit=sha,
+            )
+        )
+    return findings
+
+
+# --- legacy history ----------------------------------------------------------------------------
+
+
+def common_prefix_length(a: bytes, b: bytes) -> int:
+    """The length of the longest common prefix, by bisection over C-speed slice compares."""
+    if b.startswith(a):
+        return len(a)
+    va, vb = memoryview(a), memoryview(b)
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if va[:mid] == vb[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def first_difference_line(old: bytes, new: bytes) -> int:
+    """The 1-based line of ``old`` (and ``new``) where the two first differ."""
+    return old.count(b"\n", 0, common_prefix_length(old, new)) + 1
+
+
+def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
+    if change.status == "A":
+        return []
+    old = change.old() or b""
+    if not old:
+        return []  # nothing recorded yet, nothing to protect
+    if change.status == "D":
+        return [_rewritten(change.path, "found the file deleted", None, sha, mode)]
+    new = change.new() or b""
+    if new == old:
+        return []
+    prefix = common_prefix_length(old, new)
+    line = old.count(b"\n", 0, prefix) + 1
+    if prefix < len(old):
+        return [_rewritten(change.path, f"found line {line} changed", line, sha, mode)]
+    added = new[len(old) :]
+    if not old.endswith(b"\n") and not added.startswith((b"\n", b"\r\n")):
+        return [
+            _rewritten(
+                change.path,
+                f"found text appended to line {line}, which had no final newline",
+                line,
+                sha,
+                mode,
+            )
+        ]
+    if mode == "append-only":
+        return []
+    return [_rewritten(change.path, f"found {len(added)} bytes appended", line, sha, mode)]
+
+
+def _rewritten(path: str, found: str, line: int | None, sha: str, mode: str) -> Finding:
+    expected = (
+        "the previous bytes kept as a prefix (append-only)"
+        if mode == "append-only"
+        else "legacy history left unchanged (read-only)"
+    )
+    return dl.LEGACY_REWRITTEN.finding(path, f"expected {expected}, {found}", line=line, commit=sha)

@@ -1,0 +1,403 @@
+"""Git access for history mode (``continuity verify``).
+
+GitPython finds the repository (from any directory inside the work tree), detects a shallow
+clone and resolves revisions. The work itself goes through two raw git processes:
+
+- **one** ``git log -z --raw --no-abbrev --no-renames --reverse --topo-order`` for the whole
+  range: commit id, parents, the trailer values and subject from ``--format``, and per commit the
+  raw diff lines, which carry both blob ids, so no second command per commit is needed;
+- **one** persistent ``git cat-file --batch`` that returns blob contents on demand.
+
+Merges are diffed with ``--diff-merges=dense-combined``: only paths whose result differs from
+every parent are listed, i.e. what the merge itself changed beyond its parents; the old version of
+such a path is the first parent's. A merge that only combines its parents lists nothing.
+
+Both processes are started with :mod:`subprocess` using the git executable GitPython resolved,
+because they need a stdin pipe and a stderr that can never fill up and block (GitPython's
+``execute`` always pipes stderr), and GitPython's own persistent ``cat-file`` assumes 40-digit
+object ids, which SHA-256 repositories do not have.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import tempfile
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from continuity_checks.core.family import Commit
+
+#: Trailer keys whose values every :class:`Commit` carries (git matches keys case-insensitively).
+TRAILER_KEYS = ("Continuity-Delta",)
+
+FETCH_HINT = (
+    "fetch the whole history (actions/checkout with fetch-depth: 0, or git fetch --unshallow)"
+)
+UNKNOWN_REF_HINT = (
+    "fetch the missing revision (git fetch origin <branch>; in GitHub Actions use "
+    "actions/checkout with fetch-depth: 0), or check its spelling"
+)
+RANGE_HINT = "give --range BASE..HEAD (e.g. origin/main..HEAD) or a single revision such as HEAD"
+
+_HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+_ZERO = re.compile(r"0{40}(?:0{24})?")
+_NO_FILE = "000000"
+_GITLINK = "160000"
+_TRAILER_SEPARATOR = "\x1f"
+_CACHE_BYTES = 32 * 1024 * 1024
+_CACHE_ITEM_BYTES = 4 * 1024 * 1024
+
+#: What a range excludes: one base commit, several (new-branch push: every remote-tracking
+#: tip), or nothing (every commit reachable from HEAD).
+Base = str | tuple[str, ...] | None
+
+
+class GitError(Exception):
+    """A git context that makes verification impossible: exit 2 with ``message`` and ``hint``."""
+
+    def __init__(self, message: str, hint: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+@dataclass(frozen=True)
+class RawChange:
+    """One path a commit changed: ``A`` added, ``M`` modified, ``D`` deleted (blob ids or None)."""
+
+    path: str
+    status: str
+    old_blob: str | None
+    new_blob: str | None
+
+
+def _format() -> str:
+    trailers = "".join(
+        f"%x00%(trailers:key={key},valueonly,unfold,separator=%x1f)" for key in TRAILER_KEYS
+    )
+    return f"tformat:%H%x00%P{trailers}%x00%s"
+
+
+#: Tokens before the raw diff entries of each commit: id, parents, one per trailer key, subject.
+_HEADER_TOKENS = 3 + len(TRAILER_KEYS)
+
+LOG_ARGS = (
+    "log",
+    "-z",
+    "--raw",
+    "--no-abbrev",
+    "--no-renames",
+    "--diff-merges=dense-combined",
+    "--root",
+    "--reverse",
+    "--topo-order",
+    "--no-color",
+    "--no-show-signature",
+    "--encoding=UTF-8",
+    f"--format={_format()}",
+    "--stdin",
+)
+
+
+def parse_range(spec: str) -> tuple[str | None, str]:
+    """Split a range into its base and head expressions.
+
+    ``BASE..HEAD`` → (BASE, HEAD); a single revision → (None, it): every reachable commit. An
+    empty HEAD means ``HEAD``; an empty or all-zeros BASE (a new branch in a pre-push hook) is
+    returned as ``""`` and means "not on any remote-tracking branch".
+    """
+    text = spec.strip()
+    if not text or "..." in text or text.count("..") > 1:
+        raise GitError(f"malformed range {spec!r}", RANGE_HINT)
+    if ".." not in text:
+        base: str | None = None
+        head = text
+    else:
+        base, _, head = text.partition("..")
+        base = "" if _ZERO.fullmatch(base) else base
+        head = head or "HEAD"
+    for rev in (base, head):
+        if rev and (rev.startswith("-") or any(c.isspace() or c in "\0" for c in rev)):
+            raise GitError(f"malformed range {spec!r}: {rev!r} is not a revision", RANGE_HINT)
+    return base, head
+
+
+class Repository:
+    """The repository that contains ``root``; a context manager that ends its git processes."""
+
+    def __init__(self, root: Path) -> None:
+        try:
+            import git
+        except ImportError as exc:  # GitPython refuses to import without a git executable
+            raise GitError(f"git is not available: {exc}", "install git, on PATH") from None
+        try:
+            self._repo = git.Repo(root, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise GitError(
+                f"not a git repository: {root}",
+                "run verify inside a git work tree, or pass --root DIR",
+            ) from None
+        self._executable = str(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
+        self.git_dir = Path(self._repo.git_dir)
+        work_tree = self._repo.working_tree_dir
+        self.top = Path(work_tree) if work_tree is not None else self.git_dir
+        self._command_error: type[Exception] = git.GitCommandError
+        self._cat: subprocess.Popen[bytes] | None = None
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cached_bytes = 0
+
+    # --- life cycle -----------------------------------------------------------------------------
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the cat-file process and release GitPython's resources."""
+        cat, self._cat = self._cat, None
+        if cat is not None:
+            _stop(cat)
+        self._repo.close()
+
+    # --- revisions ------------------------------------------------------------------------------
+
+    def _git(self, *args: str, error: GitError | None = None) -> str:
+        """One short git command through GitPython's command interface; a failure becomes
+        ``error``, or a GitError with git's own first line of complaint."""
+        try:
+            output = self._repo.git.execute([self._executable, *_global_args(self.git_dir), *args])
+        except self._command_error as exc:
+            if error is not None:
+                raise error from None
+            stderr = _first_line(str(getattr(exc, "stderr", "") or ""))
+            raise GitError(stderr or f"git {args[0]} failed", UNKNOWN_REF_HINT) from None
+        return str(output)
+
+    def is_shallow(self) -> bool:
+        return self._git("rev-parse", "--is-shallow-repository").strip() == "true"
+
+    def resolve(self, rev: str, spec: str) -> str:
+        """The full id of the commit ``rev`` names."""
+        unknown = GitError(f"unknown revision {rev!r} in range {spec!r}", UNKNOWN_REF_HINT)
+        sha = self._git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", error=unknown)
+        if not _HEX.fullmatch(sha.strip()):
+            raise unknown
+        return sha.strip()
+
+    def remote_tips(self) -> tuple[str, ...]:
+        """The commits every remote-tracking branch points to."""
+        output = self._git("for-each-ref", "--format=%(objectname)", "refs/remotes/")
+        return tuple(sorted({line for line in output.split() if _HEX.fullmatch(line)}))
+
+    def resolve_range(self, spec: str) -> tuple[Base, str]:
+        """The base (see :data:`Base`) and head commit of ``spec``.
+
+        Raises GitError for a malformed range, a shallow clone and an unknown revision.
+        """
+        base, head = parse_range(spec)
+        if self.is_shallow():
+            raise GitError(
+                "shallow clone: commits before the fetched depth are missing, so history cannot "
+                "be verified",
+                FETCH_HINT,
+            )
+        head_sha = self.resolve(head, spec)
+        if base is None:
+            return None, head_sha
+        if base == "":
+            return self.remote_tips() or None, head_sha
+        return self.resolve(base, spec), head_sha
+
+    # --- the walk -------------------------------------------------------------------------------
+
+    def walk(self, base: Base, head: str) -> Iterator[tuple[Commit, list[RawChange]]]:
+        """Every commit of the range, oldest first (parents before children), with its changes."""
+        revs = [head]
+        if isinstance(base, str):
+            revs.append("^" + base)
+        elif base:
+            revs.extend("^" + b for b in base)
+        for rev in revs:
+            if not _HEX.fullmatch(rev.lstrip("^")):
+                raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+        with tempfile.TemporaryFile() as stderr:
+            process = subprocess.Popen(
+                [self._executable, *_global_args(self.git_dir), *LOG_ARGS],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                cwd=self.top,
+            )
+            try:
+                assert process.stdin is not None and process.stdout is not None
+                process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
+                process.stdin.close()
+                yield from parse_log(_tokens(process.stdout))
+                if process.wait() != 0:
+                    stderr.seek(0)
+                    message = _first_line(stderr.read().decode("utf-8", "replace"))
+                    raise GitError(f"git log failed: {message}", UNKNOWN_REF_HINT)
+            finally:
+                _stop(process)
+
+    # --- blobs ----------------------------------------------------------------------------------
+
+    def read_blob(self, sha: str) -> bytes:
+        """The contents of one blob, through the persistent ``git cat-file --batch``."""
+        cached = self._cache.get(sha)
+        if cached is not None:
+            self._cache.move_to_end(sha)
+            return cached
+        if not _HEX.fullmatch(sha):
+            raise GitError(f"not a blob id: {sha!r}", RANGE_HINT)
+        data = self._cat_file(sha)
+        self._remember(sha, data)
+        return data
+
+    def _remember(self, sha: str, data: bytes) -> None:
+        if len(data) > _CACHE_ITEM_BYTES:
+            return
+        self._cache[sha] = data
+        self._cached_bytes += len(data)
+        while self._cached_bytes > _CACHE_BYTES:
+            _, dropped = self._cache.popitem(last=False)
+            self._cached_bytes -= len(dropped)
+
+    def _cat_file(self, sha: str) -> bytes:
+        cat = self._cat_process()
+        assert cat.stdin is not None and cat.stdout is not None
+        try:
+            cat.stdin.write(sha.encode("ascii") + b"\n")
+            cat.stdin.flush()
+            header = cat.stdout.readline()
+            fields = header.split()
+            if len(fields) != 3 or fields[1] != b"blob":
+                answer = header.decode("utf-8", "replace").strip() or "no answer"
+                raise GitError(f"cannot read blob {sha}: {answer}", FETCH_HINT)
+            size = int(fields[2])
+            data = cat.stdout.read(size + 1)
+        except (OSError, ValueError):
+            raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT) from None
+        if len(data) != size + 1:
+            raise GitError(f"cannot read blob {sha}: short read from git cat-file", FETCH_HINT)
+        return data[:size]
+
+    def _cat_process(self) -> subprocess.Popen[bytes]:
+        if self._cat is None:
+            self._cat = subprocess.Popen(
+                [self._executable, *_global_args(self.git_dir), "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,  # a failure shows as a "missing" answer or EOF
+                cwd=self.top,
+            )
+        return self._cat
+
+
+def _global_args(git_dir: Path) -> list[str]:
+    """Options before the subcommand: this repository, whatever GIT_DIR the caller exported."""
+    return [f"--git-dir={git_dir}"]
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _stop(process: subprocess.Popen[Any]) -> None:
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _tokens(stream: IO[bytes], chunk_size: int = 1 << 16) -> Iterator[bytes]:
+    """The NUL-separated fields of ``git log -z`` output, read in chunks as they arrive."""
+    fd = stream.fileno()
+    rest = b""
+    while True:
+        chunk = os.read(fd, chunk_size)
+        if not chunk:
+            break
+        parts = (rest + chunk).split(b"\0")
+        rest = parts.pop()
+        yield from parts
+    if rest:
+        yield rest
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "backslashreplace")
+
+
+def parse_log(tokens: Iterator[bytes]) -> Iterator[tuple[Commit, list[RawChange]]]:
+    """Commits and their raw changes from the tokens of ``git log -z --raw`` with our format.
+
+    A commit starts with a fixed number of header tokens; each raw entry is a token starting with
+    ``:`` (one per parent for a combined merge diff) followed by one path token. Empty tokens
+    between commits are separators.
+    """
+    commit: Commit | None = None
+    changes: list[RawChange] = []
+    for token in tokens:
+        entry = token.lstrip(b"\n")
+        if commit is not None and entry.startswith(b":"):
+            change = _raw_change(entry, next(tokens, b""))
+            if change is not None:
+                changes.append(change)
+            continue
+        if not entry:
+            continue
+        if commit is not None:
+            yield commit, changes
+        commit = _commit(entry, [next(tokens, b"") for _ in range(_HEADER_TOKENS - 1)])
+        changes = []
+    if commit is not None:
+        yield commit, changes
+
+
+def _commit(sha: bytes, rest: list[bytes]) -> Commit:
+    parents = tuple(_text(rest[0]).split())
+    trailers: dict[str, tuple[str, ...]] = {}
+    for key, raw in zip(TRAILER_KEYS, rest[1:-1], strict=True):
+        values = tuple(v.strip() for v in _text(raw).split(_TRAILER_SEPARATOR) if v.strip())
+        if values:
+            trailers[key] = values
+    return Commit(_text(sha), parents, _text(rest[-1]), trailers)
+
+
+def _raw_change(meta: bytes, path: bytes) -> RawChange | None:
+    """One raw diff entry: ``:old new oldsha newsha S`` or, for a merge with N parents, N
+    colons, N+1 modes, N+1 ids and N status letters. Old is the first parent's version."""
+    colons = len(meta) - len(meta.lstrip(b":"))
+    fields = meta[colons:].decode("ascii", "replace").split()
+    if len(fields) < 2 * colons + 3:
+        return None
+    modes, shas = fields[: colons + 1], fields[colons + 1 : 2 * colons + 2]
+    old = None if modes[0] in (_NO_FILE, _GITLINK) else shas[0]
+    new = None if modes[colons] in (_NO_FILE, _GITLINK) else shas[colons]
+    if old is None and new is None:
+        return None
+    status = "A" if old is None else "D" if new is None else "M"
+    return RawChange(_text(path), status, old, new)
