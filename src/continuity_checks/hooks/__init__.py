@@ -8,7 +8,6 @@ library, and a test keeps the committed file equal to it. Regenerate the file wi
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -138,6 +137,25 @@ def _plain_ok(text: str, *, in_flow: bool = False) -> bool:
     )
 
 
+def _double_quoted(text: str) -> str:
+    """A YAML double-quoted scalar; every character Python does not call printable is escaped."""
+    out = []
+    for char in text:
+        if char in '"\\':
+            out.append("\\" + char)
+        elif char.isprintable():
+            out.append(char)
+        elif char == "\n":
+            out.append("\\n")
+        elif ord(char) <= 0xFF:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) <= 0xFFFF:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return '"' + "".join(out) + '"'
+
+
 def scalar(value: str | bool, *, in_flow: bool = False) -> str:
     """One YAML scalar: plain when unambiguous, else single-quoted (no escapes to get wrong),
     else double-quoted JSON (a subset of YAML) for text with line breaks or control characters."""
@@ -147,7 +165,7 @@ def scalar(value: str | bool, *, in_flow: bool = False) -> str:
         return value
     if value.isprintable():
         return "'" + value.replace("'", "''") + "'"
-    return json.dumps(value)
+    return _double_quoted(value)
 
 
 def render(hooks: Sequence[Hook] = HOOKS) -> str:
