@@ -13,7 +13,10 @@ CHANGES = ".deltalayer/changes/"
 NAME = "2026-09-21T16-20-00p08-00--agent.json"
 GOOD = '{"started_at":"2026-09-21T16:20:00+08:00","updated_at":"2026-09-21T16:30:00+08:00","source":"agent","changes":["x"]}\n'
 LEGACY_GOOD = '{"time":"2026-09-21T16:00:00+08:00","source":"human","changes":["a"]}\n'
-PROJECT = {"AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n## Project Continuity\n", "PROJECT.md": "# Project\n"}
+PROJECT = {
+    "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n## Project Continuity\n",
+    "PROJECT.md": "# Project\n",
+}
 
 
 def delta(text: str, name: str = NAME) -> dict[str, bytes | str]:
@@ -101,7 +104,9 @@ def test_bad_fixture_is_caught(tmp_path: Path, run_json: RunCLI, files: dict[str
 
 
 @pytest.mark.parametrize("files", [c[1] for c in GOOD_CASES], ids=[c[0] for c in GOOD_CASES])
-def test_good_fixture_passes(tmp_path: Path, run_json: RunCLI, files: dict[str, bytes | str]) -> None:
+def test_good_fixture_passes(
+    tmp_path: Path, run_json: RunCLI, files: dict[str, bytes | str]
+) -> None:
     write_tree(tmp_path, files)
     code, report = run_json("check", "--all", "--root", str(tmp_path))
     assert report["findings"] == []

@@ -29,15 +29,22 @@ def test_text_format_lines_and_summary(tmp_path: Path, capsys: pytest.CaptureFix
     code, out, _ = run(capsys, "check", "--all", "--root", str(tmp_path))
     assert code == 1
     lines = out.splitlines()
-    assert lines[0].startswith(".deltalayer/changes/x.json:1:1: DL102 expected keys started_at, updated_at")
-    assert any(line.startswith(".deltalayer/changes/x.json:1:16: DL103 started_at:") for line in lines)
+    assert lines[0].startswith(
+        ".deltalayer/changes/x.json:1:1: DL102 expected keys started_at, updated_at"
+    )
+    assert any(
+        line.startswith(".deltalayer/changes/x.json:1:16: DL103 started_at:") for line in lines
+    )
     assert lines[-1] == "2 files checked: 2 errors, 0 warnings"
     assert "\033[" not in out  # no colour when not a terminal
 
 
 def test_json_format_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write_tree(tmp_path, BAD_DELTA)
-    outputs = {run(capsys, "check", "--all", "--root", str(tmp_path), "--format", "json")[1] for _ in range(3)}
+    outputs = {
+        run(capsys, "check", "--all", "--root", str(tmp_path), "--format", "json")[1]
+        for _ in range(3)
+    }
     assert len(outputs) == 1
     document = json.loads(outputs.pop())
     assert document["format_version"] == 1
@@ -81,7 +88,9 @@ def test_bad_configuration_is_exit_2_with_the_key(
 
 
 def test_pyproject_table_and_precedence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    write_tree(tmp_path, {**BAD_DELTA, "pyproject.toml": '[tool.continuity]\nexclude = [".deltalayer"]\n'})
+    write_tree(
+        tmp_path, {**BAD_DELTA, "pyproject.toml": '[tool.continuity]\nexclude = [".deltalayer"]\n'}
+    )
     assert run(capsys, "check", "--all", "--root", str(tmp_path))[0] == 0
     (tmp_path / ".continuity.toml").write_text("exclude = []\n")  # the dedicated file wins
     assert run(capsys, "check", "--all", "--root", str(tmp_path))[0] == 1
@@ -101,7 +110,9 @@ def test_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
     assert [line.split()[0] for line in out.splitlines()] == [r.id for r in all_rules()]
     code, out, _ = run(capsys, "explain", "dl111")
     assert code == 0
-    assert out.startswith("DL111: both X.json and X.frozen.json exist\nfamily: deltas; default severity: error\n")
+    assert out.startswith(
+        "DL111: both X.json and X.frozen.json exist\nfamily: deltas; default severity: error\n"
+    )
     assert "What to do:" in out
 
 
@@ -132,7 +143,9 @@ def test_schema_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0 and json.loads(out) == schemas.load("deltalayer-conversation-delta")
     assert run(capsys, "schema", "show", "nope")[0] == 2
     assert run(capsys, "schema", "export", str(tmp_path / "out"))[0] == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [f"{n}.schema.json" for n in schemas.names()]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        f"{n}.schema.json" for n in schemas.names()
+    ]
 
 
 def test_github_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,7 +153,9 @@ def test_github_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     code, out, _ = run(capsys, "check", "--all", "--root", str(tmp_path), "--format", "github")
     assert code == 1
     first = out.splitlines()[0]
-    assert first.startswith("::error file=.deltalayer/changes/x.json,line=1,col=1,title=DL102::expected keys")
+    assert first.startswith(
+        "::error file=.deltalayer/changes/x.json,line=1,col=1,title=DL102::expected keys"
+    )
     assert "%0Ahint: " in first  # the hint travels inside the one-line annotation
 
 

@@ -10,7 +10,9 @@ import pytest
 from tests.conftest import CORPUS, RunCLI, rules_of
 
 DL = CORPUS / "deltalayer"
-pytestmark = pytest.mark.skipif(not DL.is_dir(), reason="needs ../shared/corpus beside the repository")
+pytestmark = pytest.mark.skipif(
+    not DL.is_dir(), reason="needs ../shared/corpus beside the repository"
+)
 
 LEGACY_GLOBS = '[deltas]\nlegacy-files = ["experiments/*.jsonl", "evidence/*/changes.jsonl"]\n'
 EXAMPLE = "prototype/examples/"
@@ -70,7 +72,9 @@ MUTATIONS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("rel", "old", "new", "expected"), [m[1:] for m in MUTATIONS], ids=[m[0] for m in MUTATIONS])
+@pytest.mark.parametrize(
+    ("rel", "old", "new", "expected"), [m[1:] for m in MUTATIONS], ids=[m[0] for m in MUTATIONS]
+)
 def test_mutation_is_caught(tmp_path: Path, run_json: RunCLI, rel: str, old: bytes, new: bytes,
                             expected: tuple[str, str, int | None]) -> None:  # fmt: skip
     root = mutate(tmp_path, rel, old, new)
@@ -84,4 +88,6 @@ def test_twin_of_corpus_frozen_delta_is_caught(tmp_path: Path, run_json: RunCLI)
     shutil.copy(root / FROZEN, root / FROZEN.replace(".frozen.json", ".json"))
     code, report = run_json("check", "--all", "--root", str(root))
     assert code == 1
-    assert [r for r in rules_of(report) if r[0] != "DL130"] == [("DL111", FROZEN.replace(".frozen.json", ".json"), None)]
+    assert [r for r in rules_of(report) if r[0] != "DL130"] == [
+        ("DL111", FROZEN.replace(".frozen.json", ".json"), None)
+    ]

@@ -47,7 +47,9 @@ def records() -> list[tuple[str, object]]:
     found: list[tuple[str, object]] = []
     texts: list[tuple[str, str]] = []
     for _, files, *_ in [*BAD, *GOOD_CASES]:
-        texts += [(k, v if isinstance(v, str) else v.decode("utf-8", "replace")) for k, v in files.items()]
+        texts += [
+            (k, v if isinstance(v, str) else v.decode("utf-8", "replace")) for k, v in files.items()
+        ]
     for root in (EXAMPLES, CORPUS / "deltalayer"):
         texts += [(str(p), p.read_text("utf-8")) for p in root.rglob("*") if p.suffix in (".json", ".jsonl")
                   and (".deltalayer" in p.parts or p.suffix == ".jsonl")]  # fmt: skip
@@ -75,7 +77,9 @@ def test_engines_agree_on_every_fixture(name: str, instance: object) -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -84,10 +88,12 @@ json_values = st.recursive(
     st.fixed_dictionaries(
         {},
         optional={
-            "started_at": st.sampled_from(["2026-09-21", "2026-09-21T16:00:00+08:00", "x", ""]) | json_values,
+            "started_at": st.sampled_from(["2026-09-21", "2026-09-21T16:00:00+08:00", "x", ""])
+            | json_values,
             "updated_at": st.sampled_from(["2026-09-21T16:00:00Z"]) | json_values,
             "source": st.sampled_from(["agent", " ", ""]) | json_values,
-            "changes": st.lists(st.sampled_from(["a", "", " "]) | json_values, max_size=3) | json_values,
+            "changes": st.lists(st.sampled_from(["a", "", " "]) | json_values, max_size=3)
+            | json_values,
             "conversation_id": json_values,
         },
     )
@@ -100,4 +106,6 @@ def test_schema_files_are_package_data() -> None:
     import continuity_checks
 
     folder = Path(continuity_checks.__file__).parent / "schemas"
-    assert sorted(p.name for p in folder.glob("*.schema.json")) == [f"{n}.schema.json" for n in schemas.names()]
+    assert sorted(p.name for p in folder.glob("*.schema.json")) == [
+        f"{n}.schema.json" for n in schemas.names()
+    ]

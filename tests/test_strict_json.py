@@ -25,15 +25,22 @@ from tests.conftest import RunCLI, write_tree
         (b"[" * 3 + b"]" * 3, "CC007", 1, 3, "/0/0"),
     ],
 )
-def test_problems_have_positions(data: bytes, rule: str, line: int, column: int, pointer: str | None) -> None:
+def test_problems_have_positions(
+    data: bytes, rule: str, line: int, column: int, pointer: str | None
+) -> None:
     problem = strict_json.load(data, max_depth=2)
     assert isinstance(problem, strict_json.Problem)
-    assert (problem.rule.id, problem.line, problem.column, problem.pointer) == (rule, line, column, pointer)
+    assert (problem.rule.id, problem.line, problem.column, problem.pointer) == (
+        rule,
+        line,
+        column,
+        pointer,
+    )
     assert problem.message.startswith("expected")
 
 
 def test_positions_of_pointers() -> None:
-    doc = strict_json.load('{\n  "a/b": {"~k": [10,\n    "x"]},\n  "z": null}'.encode())
+    doc = strict_json.load(b'{\n  "a/b": {"~k": [10,\n    "x"]},\n  "z": null}')
     assert isinstance(doc, strict_json.Document)
     assert doc.position("/a~1b/~0k/1") == (3, 5)
     assert doc.position("/z") == (4, 8)
@@ -54,7 +61,10 @@ def test_any_bytes_never_raise(data: bytes) -> None:
 
 
 json_text = st.recursive(
-    st.none() | st.booleans() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    st.none()
+    | st.booleans()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5),
     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
     max_leaves=10,
 ).map(lambda v: json.dumps(v, indent=1))
@@ -68,7 +78,9 @@ def test_valid_json_loads_as_the_standard_library_does(text: str) -> None:
 
 
 @given(st.binary(max_size=120))
-def test_cli_turns_any_bytes_into_findings(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+def test_cli_turns_any_bytes_into_findings(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
     from continuity_checks import engine
     from continuity_checks.core.config import Config
 
@@ -80,6 +92,8 @@ def test_cli_turns_any_bytes_into_findings(tmp_path_factory: pytest.TempPathFact
 
 def test_unreadable_directory_named_like_a_delta(tmp_path: Path, run_json: RunCLI) -> None:
     (tmp_path / ".deltalayer/changes/dir.json").mkdir(parents=True)
-    code, report = run_json("check", str(tmp_path / ".deltalayer/changes/dir.json"), "--root", str(tmp_path))
+    code, report = run_json(
+        "check", str(tmp_path / ".deltalayer/changes/dir.json"), "--root", str(tmp_path)
+    )
     assert code == 1
     assert report["findings"][0]["rule"] == "CC001"

@@ -81,7 +81,7 @@ def grammar(draw: st.DrawFn) -> str:
     day = f"{y:04}{mo:02}{d:02}" if basic else f"{y:04}-{mo:02}-{d:02}"
     if draw(st.booleans()) and not basic:
         return day
-    sep = draw(st.sampled_from("T t".split(" ") + [" "]))
+    sep = draw(st.sampled_from(["T", "t", " "]))
     h, mi, s = draw(digits(0, 25)), draw(digits(0, 61)), draw(digits(0, 61))
     colon = ":" if draw(st.booleans()) else ""
     time = f"{h:02}"
@@ -98,7 +98,10 @@ def grammar(draw: st.DrawFn) -> str:
             st.just("Z"),
             st.builds(
                 lambda sign, oh, om, c: f"{sign}{oh:02}{c}{om:02}",
-                st.sampled_from("+-"), digits(0, 25), digits(0, 61), st.sampled_from(["", ":"]),
+                st.sampled_from("+-"),
+                digits(0, 25),
+                digits(0, 61),
+                st.sampled_from(["", ":"]),
             ),
             st.builds(lambda sign, oh: f"{sign}{oh:02}", st.sampled_from("+-"), digits(0, 25)),
         )

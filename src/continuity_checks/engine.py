@@ -69,7 +69,8 @@ def read(root: Path, path: str, limit: int) -> bytes | Finding:
             real = Path(full).resolve()
             if not real.is_relative_to(root.resolve()):
                 return cc.UNREADABLE.finding(
-                    path, "expected a file inside the checked root, found a symlink leading outside it"
+                    path,
+                    "expected a file inside the checked root, found a symlink leading outside it",
                 )
             if not real.is_file():
                 return cc.UNREADABLE.finding(path, f"cannot read: {exc.strerror or exc}")
@@ -79,7 +80,9 @@ def read(root: Path, path: str, limit: int) -> bytes | Finding:
             if not stat.S_ISREG(info.st_mode):
                 return cc.UNREADABLE.finding(path, "expected a regular file")
             if info.st_size > limit:
-                return cc.TOO_LARGE.finding(path, f"expected at most {limit} bytes, found {info.st_size}")
+                return cc.TOO_LARGE.finding(
+                    path, f"expected at most {limit} bytes, found {info.st_size}"
+                )
             data = os.read(fd, info.st_size + 1)
             while len(data) <= info.st_size:  # short reads on some file systems
                 more = os.read(fd, info.st_size + 1 - len(data))

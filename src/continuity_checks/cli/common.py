@@ -36,7 +36,8 @@ def config_option(f: F) -> F:
         "config_path",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
-        help="Configuration file (default: ROOT/.continuity.toml, else [tool.continuity] in ROOT/pyproject.toml).",
+        help="Configuration file (default: ROOT/.continuity.toml, "
+        "else [tool.continuity] in ROOT/pyproject.toml).",
     )(f)
 
 

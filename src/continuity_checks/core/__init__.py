@@ -1,1 +1,1 @@
-"""Shared machinery: findings and rules, strict JSON, schemas, git, hashing, writes, configuration."""
+"""Shared machinery: findings, rules, strict JSON, schemas, git, writes, configuration."""

@@ -14,7 +14,7 @@ from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FI
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 FAMILY_NAMES = ("deltas", "captures", "working-state", "sessions", "provenance")
 TOP_KEYS = {"families", "exclude", "limits", "rules", *FAMILY_NAMES}
@@ -66,7 +66,8 @@ def find(root: Path) -> tuple[str, Mapping[str, Any]] | None:
 def _read(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(str(path), "(file)", f"cannot read TOML: {exc}") from None
 
@@ -118,7 +119,7 @@ def parse(source: str, table: Mapping[str, Any]) -> Config:
     limits = table.get("limits", {})
     if not isinstance(limits, dict):
         raise ConfigError(source, "limits", "expected a table")
-    for key, value in limits.items():
+    for key in limits:
         if key not in LIMIT_KEYS:
             raise ConfigError(
                 source, f"limits.{key}", f"unknown limit; expected {', '.join(sorted(LIMIT_KEYS))}"

@@ -64,8 +64,8 @@ TOO_LARGE = rule(
     "CC008",
     "core",
     "file larger than the size limit",
-    """The file is larger than the configured limit (limits.max-file-bytes, default 16 MiB). It is not
-    read.""",
+    """The file is larger than the configured limit (limits.max-file-bytes, default 16 MiB).
+    It is not read.""",
     hint="split the file, or raise [tool.continuity.limits] max-file-bytes",
 )
 LONE_SURROGATE = rule(

@@ -70,8 +70,8 @@ class Change:
 
 @dataclass
 class CommitContext:
-    """Everything a family sees of one commit: its claimed changes, all of them at once, so that
-    a family can pair a deletion with an addition (a freeze is ``D X.json`` + ``A X.frozen.json``)."""
+    """Everything a family sees of one commit: its claimed changes, all at once, so that a family
+    can pair a deletion with an addition (a freeze is ``D X.json`` + ``A X.frozen.json``)."""
 
     commit: Commit
     changes: list[Change]

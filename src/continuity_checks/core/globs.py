@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 
@@ -32,5 +33,5 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + "(?:/.*)?", re.DOTALL)
 
 
-def matches(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
+def matches(path: str, patterns: Sequence[str]) -> bool:
     return any(compile_glob(p).fullmatch(path) for p in patterns)

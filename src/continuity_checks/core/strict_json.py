@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from continuity_checks.core import core_rules as cc
@@ -262,8 +261,6 @@ def scan(text: str) -> ScanResult:
         top = stack[-1]
         return jp.append(top.pointer, top.key if top.is_object else top.index)  # type: ignore[arg-type]
 
-    on_value: Callable[[str, int], None]
-
     def on_value(ptr: str, offset: int) -> None:
         result.positions.setdefault(ptr, offset)
 
@@ -286,13 +283,12 @@ def scan(text: str) -> ScanResult:
                     break
                 stack.pop()
                 expect_key = False
-            elif token == ",":
-                if stack:
-                    top = stack[-1]
-                    if top.is_object:
-                        expect_key = True
-                    else:
-                        top.index += 1
+            elif token == "," and stack:
+                top = stack[-1]
+                if top.is_object:
+                    expect_key = True
+                else:
+                    top.index += 1
             # ':' needs no action: the key was recorded when it was read
         elif kind == "string" and expect_key and stack:
             top = stack[-1]
@@ -309,8 +305,8 @@ def scan(text: str) -> ScanResult:
         else:
             ptr = value_pointer()
             on_value(ptr, start)
-            if kind == "atom" and token in ("NaN", "Infinity", "-Infinity"):
-                if result.constant_pointer is None:
-                    result.constant_pointer = ptr
-                    result.constant_offset = start
+            constant = kind == "atom" and token in ("NaN", "Infinity", "-Infinity")
+            if constant and result.constant_pointer is None:
+                result.constant_pointer = ptr
+                result.constant_offset = start
     return result

@@ -7,6 +7,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
+from datetime import date, datetime
 from pathlib import Path
 
 from continuity_checks.checks.deltas import naming, timestamps
@@ -222,12 +223,10 @@ def _earlier(a: timestamps.Timestamp, b: timestamps.Timestamp) -> bool:
     """Whether ``a`` is strictly before ``b``; a date-only side compares by calendar date."""
     if a.date_only or b.date_only:
         return _day(a) < _day(b)
-    return a.value < b.value
+    return bool(a.value < b.value)
 
 
-def _day(t: timestamps.Timestamp) -> object:
-    from datetime import datetime
-
+def _day(t: timestamps.Timestamp) -> date:
     return t.value.date() if isinstance(t.value, datetime) else t.value
 
 
@@ -239,7 +238,9 @@ def twin(file: FileInput) -> list[Finding]:
         return []
     plain, frozen = (other, name) if naming.is_frozen(name) else (name, other)
     return [
-        dl.FROZEN_TWIN.finding(f"{parent}/{plain}", f"expected either {plain} or {frozen}, found both")
+        dl.FROZEN_TWIN.finding(
+            f"{parent}/{plain}", f"expected either {plain} or {frozen}, found both"
+        )
     ]
 
 

@@ -120,8 +120,8 @@ NOT_COMPACT = rule(
     "DL113",
     FAMILY,
     "delta is not one line of compact JSON",
-    """DeltaLayer writes each delta as one line of compact JSON (no spaces, non-ASCII as UTF-8) and a
-    newline. A hand-formatted file is still read, but the next update rewrites it whole, which
+    """DeltaLayer writes each delta as one line of compact JSON (no spaces, non-ASCII as UTF-8)
+    and a newline. A hand-formatted file is still read, but the next update rewrites it whole, which
     makes review diffs noisy.""",
     severity=W,
     hint="write deltas with `continuity delta update` instead of by hand",
@@ -157,7 +157,8 @@ NO_PROJECT = rule(
     "DL131",
     FAMILY,
     "PROJECT.md is missing",
-    """DeltaLayer reads PROJECT.md, the rebuildable current view of the project, before any delta.""",
+    """DeltaLayer reads PROJECT.md, the rebuildable current view of the project, before any
+    delta.""",
     severity=W,
     hint="run `continuity delta init`, then describe the project in PROJECT.md",
 )
