@@ -33,6 +33,7 @@ TRAILER = "Continuity-Delta"
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
 _SHOW_LIMIT = 80
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Touch:
     """A delta a commit created, modified or froze, and the paths that name it in a trailer."""
 
     path: str
-    action: str  # "created" | "modified" | "froze"
+    action: str  # "created" | "modified" | "frozen"
     names: frozenset[str]
 
     @property
@@ -101,7 +102,7 @@ def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
         if naming.is_frozen(change.path):
             if change.path in freezes:
                 names = frozenset({change.path, unfrozen_path(change.path)})
-                touches.append(Touch(change.path, "froze", names))
+                touches.append(Touch(change.path, "frozen", names))
             elif change.status == "A":
                 touches.append(Touch(change.path, "created", frozenset({change.path})))
             continue  # a changed frozen file: DL207
@@ -226,11 +227,10 @@ def _time(value: object) -> Timestamp | None:
 
 
 def _show(value: object) -> str:
+    if value is _MISSING:
+        return "absent"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= _SHOW_LIMIT else text[: _SHOW_LIMIT - 1] + "…"
-
-
-_MISSING = object()
 
 
 def _identity_changed(key: str, before: object, after: object) -> bool:
@@ -256,11 +256,10 @@ def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
         before, after = old.value.get(key, _MISSING), new.value.get(key, _MISSING)
         if _identity_changed(key, before, after):
             line, column = new.position("/" + key)
-            shown = "absent" if after is _MISSING else _show(after)
             findings.append(
                 dl.TAKEOVER.finding(
                     change.path,
-                    f"expected {key} to stay {_show(before)}, found {shown}",
+                    f"expected {key} to stay {_show(before)}, found {_show(after)}",
                     line=line,
                     column=column,
                     pointer="/" + key,
@@ -335,7 +334,8 @@ def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
         ]
     if mode == "append-only":
         return []
-    return [_rewritten(change.path, f"found {len(added)} bytes appended", line, sha, mode)]
+    size = f"{len(added)} byte{'s' if len(added) != 1 else ''}"
+    return [_rewritten(change.path, f"found {size} appended at line {line}", line, sha, mode)]
 
 
 def _rewritten(path: str, found: str, line: int | None, sha: str, mode: str) -> Finding:

@@ -1,0 +1,331 @@
+"""``continuity verify`` on real git histories: every history rule caught with its commit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_checks.cli import main
+from tests.conftest import RunCLI
+from tests.git_helpers import LEGACY, GitRepo, delta, isolate_git, path_of
+
+A = path_of("2026-09-21T16-20-00p08-00--agent.json")
+A_FROZEN = path_of("2026-09-21T16-20-00p08-00--agent.frozen.json")
+B = path_of("2026-09-21T17-00-00p08-00--codex.json")
+C = path_of("2026-09-21T18-00-00p08-00--claude.json")
+A0 = delta(changes=["first"])
+B0 = delta("2026-09-21T17:00:00+08:00", source="codex")
+C0 = delta("2026-09-21T18:00:00+08:00", source="claude")
+LEGACY0 = (
+    '{"time":"2026-09-21T18:02:16+08:00","source":"agent","changes":["a"]}\n'
+    '{"time":"2026-09-21","source":"agent","changes":[]}\n'
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    """A history with three conversations' deltas and legacy history, as the base commit."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    monkeypatch.chdir(tmp_path)
+    r = GitRepo(tmp_path / "repo")
+    r.commit("base", {A: A0, B: B0, C: C0, LEGACY: LEGACY0, "README.md": "x\n"})
+    r.git("tag", "base")
+    return r
+
+
+def verify(run_json: RunCLI, repo: GitRepo, *args: str) -> tuple[int, dict[str, Any]]:
+    return run_json("verify", "--root", str(repo.path), *args)
+
+
+def found(report: dict[str, Any]) -> list[tuple[str, str, str | None, int | None]]:
+    return [(f["rule"], f["path"], f["commit"], f["line"]) for f in report["findings"]]
+
+
+def config(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "continuity.toml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_clean_history_passes(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit(
+        "update A", {A: delta(updated="2026-09-21T16:30:00+08:00", changes=["x"])}, trailers=[A]
+    )
+    repo.commit(
+        "update B", {B: delta("2026-09-21T17:00:00+08:00", "2026-09-21T17:05:00+08:00", "codex")}
+    )
+    new = path_of("2026-09-22T09-00-00p08-00--agent.json")
+    repo.commit("new conversation", {new: delta("2026-09-22T09:00:00+08:00")})
+    repo.commit("freeze A", {A_FROZEN: (repo.path / A).read_bytes()}, delete=[A], trailers=[A])
+    repo.commit("code only", {"src.py": "print()\n"})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, report["findings"], report["summary"]["commits"]) == (0, [], 5)
+    code, report = verify(run_json, repo, "--range", "HEAD")
+    assert (code, report["summary"]["commits"]) == (0, 6)
+
+
+def test_takeover_without_trailer(repo: GitRepo, run_json: RunCLI) -> None:
+    sha = repo.commit(
+        "touch two conversations",
+        {
+            A: delta(updated="2026-09-21T16:40:00+08:00"),
+            B: delta("2026-09-21T17:00:00+08:00", "2026-09-21T17:10:00+08:00", "codex"),
+        },
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert found(report) == [("DL202", A, sha, None)]
+    assert B in report["findings"][0]["message"]
+
+
+def test_takeover_through_identity_fields(repo: GitRepo, run_json: RunCLI) -> None:
+    sha = repo.commit(
+        "adopt", {B: delta("2026-09-21T17:00:00+08:00", source="agent", conversation_id="x")}
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert sorted((f["rule"], f["pointer"], f["commit"]) for f in report["findings"]) == [
+        ("DL204", "/conversation_id", sha),
+        ("DL204", "/source", sha),
+    ]
+    assert all(f["line"] == 1 and f["column"] > 1 for f in report["findings"])
+    messages = sorted(f["message"] for f in report["findings"])
+    assert messages == [
+        'expected conversation_id to stay absent, found "x"',
+        'expected source to stay "codex", found "agent"',
+    ]
+
+
+def test_normalised_started_at_is_not_a_takeover(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit("z", {C: delta("2026-09-21T10:00:00Z", source="claude")})
+    repo.git("tag", "z")
+    repo.commit("normalise", {C: delta("2026-09-21T10:00:00+00:00", source="claude")})
+    assert verify(run_json, repo, "--range", "z..HEAD") == (
+        0,
+        verify(run_json, repo, "--range", "z..HEAD")[1],
+    )
+    assert verify(run_json, repo, "--range", "z..HEAD")[1]["findings"] == []
+    moved = repo.commit("move", {C: delta("2026-09-21T11:00:00+00:00", source="claude")})
+    assert found(verify(run_json, repo, "--range", "z..HEAD")[1]) == [("DL204", C, moved, 1)]
+
+
+def test_trailer_naming_another_delta(repo: GitRepo, run_json: RunCLI) -> None:
+    sha = repo.commit(
+        "A's conversation edits B",
+        {
+            A: delta(updated="2026-09-21T16:40:00+08:00"),
+            B: delta("2026-09-21T17:00:00+08:00", "2026-09-21T17:10:00+08:00", "codex"),
+        },
+        trailers=["./" + A],
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL201", B, sha, None)])
+
+
+def test_ownership_trailer_mode(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    strict = config(tmp_path, '[deltas]\nownership = "trailer"\n')
+    new = path_of("2026-09-22T09-00-00p08-00--agent.json")
+    created = repo.commit("create without trailer", {new: delta("2026-09-22T09:00:00+08:00")})
+    repo.commit(
+        "update with trailer",
+        {new: delta("2026-09-22T09:00:00+08:00", "2026-09-22T10:00:00+08:00")},
+        trailers=[new],
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD", "--config", strict)
+    assert (code, found(report)) == (1, [("DL203", new, created, None)])
+    # the default mode allows creations without a trailer
+    assert verify(run_json, repo, "--range", "base..HEAD")[0] == 0
+
+
+def test_ownership_off(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    repo.commit(
+        "touch two",
+        {
+            A: delta(updated="2026-09-21T16:40:00+08:00"),
+            C: delta("2026-09-21T18:00:00+08:00", "2026-09-21T18:10:00+08:00", "claude"),
+        },
+    )
+    off = config(tmp_path, '[deltas]\nownership = "off"\n')
+    assert verify(run_json, repo, "--range", "base..HEAD", "--config", off)[0] == 0
+    assert verify(run_json, repo, "--range", "base..HEAD")[0] == 1
+
+
+def test_updated_at_going_back(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit("forward", {A: delta(updated="2026-09-21T18:00:00+08:00")}, trailers=[A])
+    back = repo.commit("back", {A: delta(updated="2026-09-21T17:00:00+08:00")}, trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL205", A, back, 1)])
+    assert report["findings"][0]["pointer"] == "/updated_at"
+
+
+def test_frozen_delta_edited(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit("freeze", {A_FROZEN: A0}, delete=[A], trailers=[A])
+    edit = repo.commit("edit frozen", {A_FROZEN: A0.replace("first", "rewritten")})
+    gone = repo.commit("delete frozen", delete=[A_FROZEN])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert sorted(found(report)) == sorted(
+        [("DL207", A_FROZEN, edit, 1), ("DL207", A_FROZEN, gone, None)]
+    )
+
+
+def test_freeze_with_changed_bytes(repo: GitRepo, run_json: RunCLI) -> None:
+    sha = repo.commit(
+        "freeze and edit", {A_FROZEN: A0.replace("first", "edited")}, delete=[A], trailers=[A]
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL208", A_FROZEN, sha, 1)])
+
+
+def test_deleted_delta(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    sha = repo.commit("drop B", delete=[B])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL206", B, sha, None)])
+    allowed = config(tmp_path, "[deltas]\nallow-delete = true\n")
+    assert verify(run_json, repo, "--range", "base..HEAD", "--config", allowed)[0] == 0
+
+
+def test_legacy_line_rewritten(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    sha = repo.commit("rewrite", {LEGACY: LEGACY0.replace('"changes":[]', '"changes":["x"]')})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL209", LEGACY, sha, 2)])
+    append_only = config(tmp_path, '[deltas]\nlegacy = "append-only"\n')
+    assert found(verify(run_json, repo, "--range", "base..HEAD", "--config", append_only)[1]) == [
+        ("DL209", LEGACY, sha, 2)
+    ]
+
+
+def test_legacy_append(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    line = '{"time":"2026-09-22","source":"agent","changes":[]}\n'
+    sha = repo.commit("append", {LEGACY: LEGACY0 + line})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL209", LEGACY, sha, 3)])  # read-only by default
+    append_only = config(tmp_path, '[deltas]\nlegacy = "append-only"\n')
+    assert verify(run_json, repo, "--range", "base..HEAD", "--config", append_only)[0] == 0
+    gone = repo.commit("delete legacy", delete=[LEGACY])
+    _, report = verify(run_json, repo, "--range", f"{sha}..HEAD", "--config", append_only)
+    assert found(report) == [("DL209", LEGACY, gone, None)]
+
+
+def test_merges(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit("freeze A", {A_FROZEN: A0}, delete=[A], trailers=[A])
+    repo.git("checkout", "-q", "-b", "codex")
+    repo.commit(
+        "B works",
+        {B: delta("2026-09-21T17:00:00+08:00", "2026-09-21T17:30:00+08:00", "codex")},
+        trailers=[B],
+    )
+    repo.git("checkout", "-q", "main")
+    repo.commit(
+        "C works",
+        {C: delta("2026-09-21T18:00:00+08:00", "2026-09-21T18:30:00+08:00", "claude")},
+        trailers=[C],
+    )
+    repo.git("merge", "-q", "--no-edit", "codex")
+    assert verify(run_json, repo, "--range", "base..HEAD") == (
+        0,
+        verify(run_json, repo, "--range", "base..HEAD")[1],
+    )
+    assert verify(run_json, repo, "--range", "base..HEAD")[1]["summary"]["commits"] == 4
+    repo.git("checkout", "-q", "-b", "later", "HEAD~1")
+    repo.commit("unrelated", {"x.txt": "x\n"})
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-commit", "later")
+    repo.write({A_FROZEN: A0.replace("first", "evil")})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "evil merge")
+    evil = repo.head()
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL207", A_FROZEN, evil, 1)])
+
+
+def test_paths_with_spaces(repo: GitRepo, run_json: RunCLI) -> None:
+    odd = path_of("my conversation ü.frozen.json")
+    repo.commit("odd", {odd: A0})
+    sha = repo.commit("edit odd", {odd: A0 + "\n"})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL207", odd, sha, 2)])
+
+
+def test_garbage_bytes_no_traceback(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit(
+        "garbage", {A: b"\xef\xbb\xbf\xff\x00{", LEGACY: b"\xff" + LEGACY0.encode()}, trailers=[A]
+    )
+    repo.commit(
+        "more garbage", {A: b'{"started_at": 1, "source": [], "updated_at": "x"}'}, trailers=[A]
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1 and [f["rule"] for f in report["findings"]] == ["DL209"]
+
+
+def test_shallow_clone_is_exit_2(
+    repo: GitRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.commit("second", {"x": "1"})
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(shallow)], check=True
+    )
+    assert main(["verify", "--root", str(shallow), "--range", "HEAD~1..HEAD"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("continuity: shallow clone")
+    assert "hint: fetch the whole history (actions/checkout with fetch-depth: 0" in err
+
+
+def test_unknown_ref_and_malformed_range(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--root", str(repo.path), "--range", "origin/main..HEAD"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown revision 'origin/main'" in err and "fetch-depth: 0" in err
+    assert main(["verify", "--root", str(repo.path), "--range", "a...b"]) == 2
+    assert "malformed range" in capsys.readouterr().err
+    assert main(["verify", "--root", str(repo.path)]) == 2
+    assert "no range to verify" in capsys.readouterr().err
+
+
+def test_not_a_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    isolate_git(monkeypatch, tmp_path / "home")
+    (tmp_path / "plain").mkdir()
+    assert main(["verify", "--root", str(tmp_path / "plain"), "--range", "HEAD"]) == 2
+    assert "not a git repository" in capsys.readouterr().err
+
+
+def test_empty_range_passes_with_note(repo: GitRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", "--root", str(repo.path), "--range", "HEAD..HEAD"]) == 0
+    out = capsys.readouterr().out
+    assert "no commits in HEAD..HEAD: nothing to verify" in out
+
+
+def test_pre_push_environment(
+    repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sha = repo.commit("drop B", delete=[B])
+    monkeypatch.setenv("PRE_COMMIT_FROM_REF", repo.git("rev-parse", "base"))
+    monkeypatch.setenv("PRE_COMMIT_TO_REF", sha)
+    code, report = verify(run_json, repo)
+    assert (code, found(report)) == (1, [("DL206", B, sha, None)])
+    monkeypatch.delenv("PRE_COMMIT_FROM_REF")
+    monkeypatch.delenv("PRE_COMMIT_TO_REF")
+    monkeypatch.setenv("PRE_COMMIT_LOCAL_BRANCH", "refs/heads/main")  # root commit pushed
+    code, report = verify(run_json, repo)
+    assert (code, report["summary"]["commits"]) == (1, 2)
+
+
+def test_subprocess_run(repo: GitRepo) -> None:
+    sha = repo.commit("edit frozen later", {A_FROZEN: A0}, delete=[A], trailers=[A])
+    bad = repo.commit("edit", {A_FROZEN: "{}\n"})
+    result = subprocess.run(
+        [sys.executable, "-m", "continuity_checks", "verify", "--range", f"{sha}~1..HEAD"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1, result.stderr
+    assert f"{A_FROZEN}:1: DL207" in result.stdout
+    assert f"[commit {bad[:12]}]" in result.stdout
+    assert result.stdout.rstrip().endswith("2 commits checked: 1 error, 0 warnings")
