@@ -3,10 +3,12 @@ entry runs a real command, and (slow, needs PyPI) the hooks work through ``pre-c
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -91,19 +93,7 @@ def test_the_required_hooks_are_there() -> None:
     assert verify.pass_filenames is False
 
 
-def _pending(hook: Hook) -> list[pytest.MarkDecorator]:
-    if hook.id == "continuity-verify":
-        return [
-            pytest.mark.xfail(
-                strict=True,
-                reason="`continuity verify --from-env` is not implemented yet; once it is, "
-                "delete this xfail (tests/test_hooks.py, _pending)",
-            )
-        ]
-    return []
-
-
-@pytest.mark.parametrize("hook", [pytest.param(h, id=h.id, marks=_pending(h)) for h in HOOKS])
+@pytest.mark.parametrize("hook", HOOKS, ids=[h.id for h in HOOKS])
 def test_every_entry_is_a_real_command(hook: Hook) -> None:
     """``continuity <sub> --help`` works and lists every option the entry uses."""
     program, subcommand, *arguments = hook.command
@@ -121,6 +111,33 @@ def test_every_entry_is_a_real_command(hook: Hook) -> None:
     for word in arguments:
         if word.startswith("--"):
             assert word in result.stdout, f"{hook.entry}: {word} is not an option of {subcommand}"
+
+
+def test_verify_hook_takes_the_range_pre_commit_exports(tmp_path: Path) -> None:
+    """The pre-push hook passes no range: ``continuity verify`` must read PRE_COMMIT_FROM_REF and
+    PRE_COMMIT_TO_REF, and refuse (exit 2) when there is no range at all."""
+    verify = next(h for h in HOOKS if h.id == "continuity-verify")
+    history = _history(tmp_path)
+    repo, shas = history.path, history.shas
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PRE_COMMIT")}
+
+    def run(**extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "continuity_checks", *verify.command[1:]],
+            cwd=repo,
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    good = run(PRE_COMMIT_FROM_REF=shas[0], PRE_COMMIT_TO_REF=shas[1])
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = run(PRE_COMMIT_FROM_REF=shas[1], PRE_COMMIT_TO_REF=shas[2])
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "DL205" in bad.stdout and shas[2][:7] in bad.stdout
+    none = run()
+    assert none.returncode == 2, none.stdout + none.stderr
 
 
 @given(st.text())
@@ -146,35 +163,80 @@ def test_scalar_quoting(value: str | bool, written: str) -> None:
     assert scalar(value) == written
 
 
-# --- the real thing: pre-commit try-repo against a temporary repository -------------------------
+# --- a temporary repository: good and bad files, a good and a bad push ------------------------
 
-GOOD = (
-    ".deltalayer/changes/2026-10-01T09-00-00p00-00--codex.json",
-    '{"started_at":"2026-10-01T09:00:00+00:00","updated_at":"2026-10-01T09:30:00+00:00",'
-    '"source":"codex","changes":["Exports write UTF-8 with a final newline."]}\n',
-)
-BAD = (
-    ".deltalayer/changes/2026-10-02T09-00-00p00-00--claude.json",
+DELTA = ".deltalayer/changes/2026-10-01T09-00-00p00-00--codex.json"
+BAD = ".deltalayer/changes/2026-10-02T09-00-00p00-00--claude.json"
+BAD_CONTENT = (
     '{"started_at":"2026-10-02T09:00:00+00:00","updated_at":"yesterday",'
-    '"source":"claude","changes":[42]}\n',
+    '"source":"claude","changes":[42]}\n'
 )
-FILE_HOOKS = [h for h in HOOKS if "pre-push" not in h.stages]
 
 
-def _git(repo: Path, *args: str) -> None:
+def _delta(updated_at: str, *changes: str) -> str:
+    record = {
+        "started_at": "2026-10-01T09:00:00+00:00",
+        "updated_at": updated_at,
+        "source": "codex",
+        "changes": list(changes),
+    }
+    return json.dumps(record, separators=(",", ":")) + "\n"
+
+
+@dataclass
+class History:
+    path: Path
+    shas: list[str]
+
+
+def _git(repo: Path, *args: str) -> str:
     env = {
         **os.environ,
         "GIT_AUTHOR_NAME": "t",
         "GIT_AUTHOR_EMAIL": "t@example.invalid",
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(repo),
     }
-    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
 
 
-def _try_repo(repo: Path, *files: str) -> subprocess.CompletedProcess[str]:
+def _history(tmp_path: Path) -> History:
+    """Three commits: A creates a valid delta, B updates it (a good push A..B), C moves its
+    updated_at back (a bad push B..C: DL205, though every file is valid). BAD, a delta that
+    fails file checks, lies in the work tree, never committed."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    examples = REPO / "examples" / "deltalayer"
+    for name in ("AGENTS.md", "PROJECT.md"):
+        (repo / name).write_bytes((examples / name).read_bytes())
+    (repo / DELTA).parent.mkdir(parents=True)
+    versions = [
+        _delta("2026-10-01T09:30:00+00:00", "Exports write UTF-8."),
+        _delta("2026-10-01T10:30:00+00:00", "Exports write UTF-8.", "CSV uses ISO dates."),
+        _delta("2026-10-01T09:45:00+00:00", "Exports write UTF-8.", "CSV uses ISO dates."),
+    ]
+    shas = []
+    for number, content in enumerate(versions):
+        (repo / DELTA).write_text(content, encoding="utf-8")
+        _git(repo, "add", ".")
+        _git(repo, "commit", "-q", "-m", f"commit {number}")
+        shas.append(_git(repo, "rev-parse", "HEAD"))
+    (repo / BAD).write_text(BAD_CONTENT, encoding="utf-8")
+    return History(repo, shas)
+
+
+# --- the real thing: pre-commit try-repo ---------------------------------------------------------
+
+
+def _try_repo(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), "--files", *files],
+        [sys.executable, "-m", "pre_commit", "try-repo", str(REPO), *args],
         cwd=repo,
         capture_output=True,
         text=True,
@@ -183,35 +245,45 @@ def _try_repo(repo: Path, *files: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _result_of(output: str, hook: Hook) -> str:
-    for line in output.splitlines():
-        if line.startswith(hook.name + "..."):
-            return line.rsplit(".", 1)[-1].strip()
-    raise AssertionError(f"no result line for {hook.name!r} in:\n{output}")
+def _results(output: str) -> dict[str, str]:
+    """Hook name -> Passed/Failed/Skipped, from pre-commit's report lines."""
+    results = {}
+    for hook in HOOKS:
+        for line in output.splitlines():
+            if line.startswith(hook.name + "..."):
+                results[hook.name] = (
+                    line.rsplit(".", 1)[-1].strip().removeprefix("(no files to check)")
+                )
+    return results
 
 
 @pytest.mark.slow
-def test_pre_commit_try_repo_passes_good_and_fails_bad_deltas(tmp_path: Path) -> None:
-    """Builds the hook environment from this repository (needs PyPI): ``nox -s slow``."""
-    repo = tmp_path / "project"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    examples = REPO / "examples" / "deltalayer"
-    for name in ("AGENTS.md", "PROJECT.md"):
-        (repo / name).write_bytes((examples / name).read_bytes())
-    for rel, content in (GOOD, BAD):
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(content, encoding="utf-8")
-    _git(repo, "add", ".")
-    _git(repo, "commit", "-q", "-m", "deltas")
+def test_pre_commit_try_repo(tmp_path: Path) -> None:
+    """The hooks as a user meets them, built from this repository (needs PyPI): ``nox -s slow``.
+    Commit stage: the good delta passes, the bad one fails. Push stage: a good push passes, a
+    push with a history error fails in the verify hook only."""
+    history = _history(tmp_path)
+    repo, shas = history.path, history.shas
+    check, deltas, verify = (
+        next(h.name for h in HOOKS if h.id == i)
+        for i in ("continuity-check", "check-conversation-deltas", "continuity-verify")
+    )
 
-    good = _try_repo(repo, GOOD[0], "AGENTS.md")
+    good = _try_repo(repo, "--files", DELTA, "AGENTS.md")
     assert good.returncode == 0, good.stdout + good.stderr
-    for hook in FILE_HOOKS:
-        assert _result_of(good.stdout, hook) == "Passed"
+    assert _results(good.stdout) == {check: "Passed", deltas: "Passed"}
 
-    bad = _try_repo(repo, BAD[0])
+    bad = _try_repo(repo, "--files", BAD)
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    for hook in FILE_HOOKS:
-        assert _result_of(bad.stdout, hook) == "Failed"
-    assert "DL103" in bad.stdout and BAD[0] in bad.stdout
+    assert _results(bad.stdout) == {check: "Failed", deltas: "Failed"}
+    assert "DL103" in bad.stdout and BAD in bad.stdout
+
+    push = ("--hook-stage", "pre-push", "--from-ref")
+    good_push = _try_repo(repo, *push, shas[0], "--to-ref", shas[1])
+    assert good_push.returncode == 0, good_push.stdout + good_push.stderr
+    assert _results(good_push.stdout) == {check: "Passed", deltas: "Passed", verify: "Passed"}
+
+    bad_push = _try_repo(repo, *push, shas[1], "--to-ref", shas[2])
+    assert bad_push.returncode == 1, bad_push.stdout + bad_push.stderr
+    assert _results(bad_push.stdout) == {check: "Passed", deltas: "Passed", verify: "Failed"}
+    assert "DL205" in bad_push.stdout

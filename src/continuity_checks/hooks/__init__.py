@@ -112,7 +112,9 @@ HOOKS: tuple[Hook, ...] = (
             "Check every commit being pushed ($PRE_COMMIT_FROM_REF..$PRE_COMMIT_TO_REF): "
             "ownership, frozen and legacy history, monotonic times."
         ),
-        entry="continuity verify --from-env",
+        # without --range, `continuity verify` takes the range pre-commit exports for a push:
+        # PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF (or the new commits of PRE_COMMIT_LOCAL_BRANCH)
+        entry="continuity verify",
         stages=("pre-push", "manual"),
         always_run=True,
         pass_filenames=False,
