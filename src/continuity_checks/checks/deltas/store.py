@@ -1,0 +1,567 @@
+"""DeltaLayer Conversation Delta operations behind ``continuity delta`` (specs/deltalayer.md §3-§4).
+
+Every operation returns plain JSON-ready dicts shaped exactly like the prototype's output and
+raises :class:`DeltaError` (or ``OSError``) with the prototype's one-line message. Differences
+from the prototype are deliberate and listed in docs/delta-helper.md:
+
+- every write is atomic and durable (:mod:`continuity_checks.core.atomic`) and happens under one
+  advisory lock per store (``.deltalayer/.lock``); name allocation, exclusive creation,
+  read-modify-write and freeze all happen inside it;
+- ``freeze`` moves with hard link + unlink, so an existing ``X.frozen.json`` is never replaced;
+- an empty time or an empty change is an error, and ``start`` validates before ``init`` writes;
+- ``_path`` always uses ``/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from continuity_checks.checks.deltas import naming, records, scaffold, timestamps
+from continuity_checks.checks.deltas.records import DeltaTimes, RecordError
+from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
+from continuity_checks.core import atomic
+
+JSONObject = dict[str, Any]
+
+DELTALAYER_DIR = ".deltalayer"
+CHANGES_REL = ".deltalayer/changes"
+LEGACY_REL = ".deltalayer/changes.jsonl"
+LOCK_NAME = ".lock"
+"""The lock file, in ``.deltalayer/``: neither ``*.json`` nor ``*.tmp``, so readers ignore it."""
+
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 1000
+DELTA_MODE = 0o600
+
+MISSING_PROJECT = "(PROJECT.md is missing.)"
+INSTRUCTION = (
+    "If this context is insufficient, read older Conversation Deltas with next_before; "
+    "continue into legacy history when needed."
+)
+
+# upstream's messages
+BAD_LIMIT = "limit must be an integer between 1 and 1000"
+OUTSIDE = "conversation path must be inside .deltalayer/changes"
+MISSING = "conversation delta does not exist: {}"
+FROZEN_UPDATE = "frozen conversation delta cannot be updated"
+FROZEN_EXISTS = "frozen conversation delta already exists: {}"
+TAKEN = "conversation delta already exists: {}"
+NO_NAME = "could not allocate a collision-safe conversation filename"
+UNKNOWN_CURSOR = "cursor does not identify a readable history item"
+BAD_CURSOR_LINE = "cursor line must be an integer"
+NONPOSITIVE_CURSOR_LINE = "cursor line must be positive"
+BAD_LEGACY_CURSOR = "legacy cursor line must be an integer"
+DATE_ONLY_CURSOR = "date-only values require a full cursor from recent/older"
+# this project's messages
+EMPTY_CHANGE = "change must be a non-empty string"
+NOT_UNICODE = "conversation delta text must be valid Unicode (lone surrogates cannot be stored)"
+
+CONVERSATION_PREFIX = "conversation:"
+LEGACY_PREFIX = "legacy:"
+LINE_MARK = "#line="
+
+
+class DeltaError(Exception):
+    """A domain error; ``str()`` is the one-line message (``deltalayer: <message>`` in the CLI)."""
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One item of the merged history list."""
+
+    item: JSONObject
+    legacy_time: Timestamp | None = None  # set for legacy items only
+    line: int = 0  # physical line of a legacy item
+
+    @property
+    def cursor(self) -> str:
+        cursor: str = self.item["_cursor"]
+        return cursor
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    path: Path  # real path of the delta file
+    rel: str  # path below .deltalayer/changes/, with "/"
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+def _local_now() -> datetime:
+    """Upstream's automatic time: local time with its offset, whole seconds."""
+    return datetime.now().astimezone().replace(microsecond=0)
+
+
+def _decode_json(data: bytes) -> object:
+    """Strict UTF-8 then ``json.loads``; any failure is a DeltaError with the parser's message."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DeltaError(str(exc)) from None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, int digit limit, nesting
+        raise DeltaError(str(exc) or type(exc).__name__) from None
+
+
+def serialise(record: JSONObject) -> bytes:
+    """The prototype's on-disk form: one compact JSON line, raw non-ASCII, then ``\\n``."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DeltaError(NOT_UNICODE) from None
+
+
+def check_limit(limit: object) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise DeltaError(BAD_LIMIT)
+    return limit
+
+
+def check_new_changes(changes: Sequence[str]) -> list[str]:
+    """Changes given to ``start``/``update``: strings, none of them empty or blank."""
+    if isinstance(changes, str):
+        raise DeltaError(records.BAD_CHANGES)
+    values = list(changes)
+    if not all(isinstance(change, str) for change in values):
+        raise DeltaError(records.BAD_CHANGES)
+    if any(not change.strip() for change in values):
+        raise DeltaError(EMPTY_CHANGE)
+    return values
+
+
+def _inside(path: Path, directory: Path) -> str | None:
+    """``path`` relative to ``directory`` with ``/``, or None if it is not inside."""
+    try:
+        return path.relative_to(directory).as_posix()
+    except ValueError:
+        return None
+
+
+class DeltaStore:
+    """The DeltaLayer files of one project root."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] = ".",
+        *,
+        lock_timeout: float = atomic.DEFAULT_LOCK_TIMEOUT,
+        clock: Callable[[], datetime] = _local_now,
+    ) -> None:
+        self.root = Path(root).resolve()
+        self.base = self.root / DELTALAYER_DIR
+        self.changes_dir = self.base / "changes"
+        self.legacy_path = self.base / "changes.jsonl"
+        self.lock_path = self.base / LOCK_NAME
+        self.project_path = self.root / "PROJECT.md"
+        self.agents_path = self.root / "AGENTS.md"
+        self.lock_timeout = lock_timeout
+        self.clock = clock
+
+    # ------------------------------------------------------------------ writing
+
+    def lock(self) -> AbstractContextManager[None]:
+        """The store's writer lock (not re-entrant; every write operation takes it itself)."""
+        return atomic.locked(self.lock_path, self.lock_timeout)
+
+    def init(self) -> list[str]:
+        """Create what is missing (§4.1); return the report lines (empty: already initialised)."""
+        self.base.mkdir(parents=True, exist_ok=True)
+        with self.lock():
+            return self._init_locked()
+
+    def start(
+        self,
+        source: str,
+        changes: Sequence[str] = (),
+        *,
+        started_at: str | None = None,
+        conversation_id: str | None = None,
+    ) -> JSONObject:
+        """Create a new Conversation Delta; everything is validated before any file is touched."""
+        try:
+            records.check_source(source)
+        except RecordError as exc:
+            raise DeltaError(str(exc)) from None
+        values = check_new_changes(changes)
+        time = self._time(started_at)
+        record: JSONObject = {
+            "started_at": time.isoformat(),
+            "updated_at": time.isoformat(),
+            "source": source,
+            "changes": values,
+        }
+        if conversation_id is not None:
+            record["conversation_id"] = conversation_id
+        self._validate(record)
+        data = serialise(record)
+        base = naming.stem(time.slug(), source)
+
+        self.base.mkdir(parents=True, exist_ok=True)
+        with self.lock():
+            self._init_locked()
+            name = self._allocate(base)
+            try:
+                atomic.exclusive_create(self.changes_dir / name, data, mode=DELTA_MODE)
+            except FileExistsError:  # only a writer that ignores the lock can get here
+                raise DeltaError(TAKEN.format(name)) from None
+        return self._delta_item(record, name, name)
+
+    def update(
+        self, ref: str, changes: Sequence[str] = (), *, updated_at: str | None = None
+    ) -> JSONObject:
+        """Replace the changes of a non-frozen delta and set ``updated_at`` (now if None)."""
+        return self._rewrite(ref, lambda _old: changes, updated_at)
+
+    def amend(
+        self,
+        ref: str,
+        edit: Callable[[list[str]], Sequence[str]],
+        *,
+        updated_at: str | None = None,
+    ) -> JSONObject:
+        """Read-modify-write under the lock: the new changes are ``edit(current changes)``.
+
+        Not a prototype command; it lets several writers add to one delta without losing each
+        other's changes.
+        """
+        return self._rewrite(ref, edit, updated_at)
+
+    def freeze(self, ref: str) -> JSONObject:
+        """Archive ``X.json`` as ``X.frozen.json``; a frozen REF is shown unchanged."""
+        resolved = self._resolve(ref)
+        if naming.is_frozen(resolved.name):
+            return self.show(ref)
+        with self.lock():
+            resolved = self._resolve(ref)  # may have been frozen or removed meanwhile
+            if naming.is_frozen(resolved.name):
+                return self._item_of(resolved)
+            record, _ = self._load(resolved.path)
+            target_name = Path(resolved.name).stem + naming.FROZEN_SUFFIX
+            target = resolved.path.with_name(target_name)
+            if os.path.lexists(target):
+                if not os.path.samefile(resolved.path, target):
+                    raise DeltaError(FROZEN_EXISTS.format(target_name))
+                os.unlink(resolved.path)  # finish a freeze that was interrupted after the link
+                atomic.fsync_dir(target.parent)
+            else:
+                try:
+                    atomic.rename_no_overwrite(resolved.path, target)
+                except FileExistsError:
+                    raise DeltaError(FROZEN_EXISTS.format(target_name)) from None
+        rel = resolved.rel[: len(resolved.rel) - len(resolved.name)] + target_name
+        return self._delta_item(record, target_name, rel)
+
+    # ------------------------------------------------------------------ reading
+
+    def show(self, ref: str) -> JSONObject:
+        """One delta (frozen or not) with its read-time metadata; ``current`` is the same."""
+        return self._item_of(self._resolve(ref))
+
+    current = show
+
+    def recent(self, limit: int = DEFAULT_LIMIT) -> JSONObject:
+        """The first ``limit`` items of the merged history (§3.1)."""
+        limit = check_limit(limit)
+        entries, warnings = self._history()
+        return self._page(entries, limit, warnings)
+
+    def older(self, before: str, limit: int = DEFAULT_LIMIT) -> JSONObject:
+        """The ``limit`` items after cursor ``before`` (§3.2)."""
+        limit = check_limit(limit)
+        entries, warnings = self._history()
+        return self._page(self._after(before, entries), limit, warnings)
+
+    def rebuild_context(self, limit: int = DEFAULT_LIMIT) -> JSONObject:
+        """``recent(limit)`` sorted into buckets, with PROJECT.md; never writes anything."""
+        page = self.recent(limit)
+        events: list[JSONObject] = page["events"]
+
+        def conversation(item: JSONObject) -> bool:
+            return bool(item["_kind"] == "conversation")
+
+        return {
+            "project": self._project_text(),
+            "recent_deltas": [e for e in events if conversation(e) and e["changes"]],
+            "legacy_fallback": [e for e in events if e["_kind"] == "legacy"],
+            "recent_changes": [e for e in events if e["changes"]],
+            "empty_conversations": [e for e in events if conversation(e) and not e["changes"]],
+            "next_before": page["next_before"],
+            "warnings": page["warnings"],
+            "instruction": INSTRUCTION,
+        }
+
+    # ------------------------------------------------------------------ internals: writes
+
+    def _init_locked(self) -> list[str]:
+        self.changes_dir.mkdir(parents=True, exist_ok=True)
+        report: list[str] = []
+        if self._create_missing(self.legacy_path, b""):
+            report.append(str(self.legacy_path))
+        if self._create_missing(self.project_path, scaffold.PROJECT_TEMPLATE.encode("utf-8")):
+            report.append(str(self.project_path))
+        section = scaffold.AGENTS_SECTION.encode("utf-8")
+        try:
+            current = self.agents_path.read_bytes()
+        except FileNotFoundError:
+            if self._create_missing(self.agents_path, section + b"\n"):
+                report.append(str(self.agents_path))
+            return report
+        if any(marker.encode("utf-8") in current for marker in scaffold.MARKERS):
+            return report
+        prefix = current if not current or current.endswith(b"\n") else current + b"\n"
+        # write through a symlinked AGENTS.md instead of replacing the link
+        atomic.atomic_write(os.path.realpath(self.agents_path), prefix + b"\n" + section + b"\n")
+        report.append(f"appended continuity section to {self.agents_path}")
+        return report
+
+    @staticmethod
+    def _create_missing(path: Path, data: bytes) -> bool:
+        if os.path.lexists(path):
+            return False
+        try:
+            atomic.exclusive_create(path, data)
+        except FileExistsError:
+            return False
+        return True
+
+    def _allocate(self, base: str) -> str:
+        for n in range(naming.MAX_COLLISION + 1):
+            stem = naming.candidate(base, n)
+            taken = (stem + naming.SUFFIX, stem + naming.FROZEN_SUFFIX)
+            if not any(os.path.lexists(self.changes_dir / name) for name in taken):
+                return stem + naming.SUFFIX
+        raise DeltaError(NO_NAME)
+
+    def _rewrite(
+        self,
+        ref: str,
+        edit: Callable[[list[str]], Sequence[str]],
+        updated_at: str | None,
+    ) -> JSONObject:
+        self._refuse_frozen(self._resolve(ref))  # fail early, before taking the lock
+        with self.lock():
+            resolved = self._resolve(ref)  # again: a freeze may have renamed it meanwhile
+            self._refuse_frozen(resolved)
+            record, _ = self._load(resolved.path)
+            record["changes"] = check_new_changes(edit(list(record["changes"])))
+            record["updated_at"] = self._time(updated_at).isoformat()
+            self._validate(record)
+            atomic.atomic_write(resolved.path, serialise(record))
+        return self._delta_item(record, resolved.name, resolved.rel)
+
+    def _refuse_frozen(self, resolved: _Resolved) -> None:
+        if naming.is_frozen(resolved.name) or self._frozen_link(resolved.path) is not None:
+            raise DeltaError(FROZEN_UPDATE)
+
+    @staticmethod
+    def _frozen_link(path: Path) -> Path | None:
+        """``X.frozen.json`` if it is the same file as ``X.json`` (a freeze cut short)."""
+        if not path.name.endswith(naming.SUFFIX) or naming.is_frozen(path.name):
+            return None
+        frozen = path.with_name(naming.frozen_name(path.name))
+        try:
+            return frozen if os.path.samefile(path, frozen) else None
+        except OSError:
+            return None
+
+    def _time(self, raw: str | None) -> Timestamp:
+        """A given time (empty is an error), or now when it is absent."""
+        if raw is None:
+            return Timestamp(self.clock())
+        try:
+            return timestamps.parse(raw)
+        except TimestampError as exc:
+            raise DeltaError(str(exc)) from None
+
+    @staticmethod
+    def _validate(record: object) -> DeltaTimes:
+        try:
+            return records.validate_delta(record)
+        except RecordError as exc:
+            raise DeltaError(str(exc)) from None
+
+    # ------------------------------------------------------------------ internals: reads
+
+    def _resolve(self, ref: str) -> _Resolved:
+        """REF (§4.2): absolute as is; relative from the root, else from changes/."""
+        candidate = Path(ref)
+        if not candidate.is_absolute():
+            at_root = self.root / ref
+            candidate = at_root if os.path.exists(at_root) else self.changes_dir / ref
+        real = Path(os.path.realpath(candidate))
+        rel = _inside(real, Path(os.path.realpath(self.changes_dir)))
+        if rel is None:
+            raise DeltaError(OUTSIDE)
+        if not real.is_file():
+            raise DeltaError(MISSING.format(ref))
+        return _Resolved(real, rel)
+
+    def _load(self, path: Path) -> tuple[JSONObject, DeltaTimes]:
+        return self._parse(path.read_bytes())
+
+    def _parse(self, data: bytes) -> tuple[JSONObject, DeltaTimes]:
+        value = _decode_json(data)
+        times = self._validate(value)
+        assert isinstance(value, dict)
+        return value, times
+
+    def _item_of(self, resolved: _Resolved) -> JSONObject:
+        record, _ = self._load(resolved.path)
+        return self._delta_item(record, resolved.name, resolved.rel)
+
+    @staticmethod
+    def _delta_item(record: JSONObject, name: str, rel: str) -> JSONObject:
+        item = dict(record)
+        item["_kind"] = "conversation"
+        item["_cursor"] = CONVERSATION_PREFIX + name
+        item["_path"] = f"{CHANGES_REL}/{rel}"
+        item["_frozen"] = naming.is_frozen(name)
+        return item
+
+    def _project_text(self) -> str:
+        try:
+            return self.project_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return MISSING_PROJECT
+        except UnicodeDecodeError as exc:
+            raise DeltaError(f"PROJECT.md is not valid UTF-8: {exc}") from None
+
+    def _history(self) -> tuple[list[_Entry], list[JSONObject]]:
+        deltas, delta_warnings = self._read_deltas()
+        legacy, legacy_warnings = self._read_legacy()
+        return deltas + legacy[::-1], delta_warnings + legacy_warnings
+
+    def _delta_files(self) -> Iterator[tuple[str, str, bool]]:
+        """(name, path, is a symlink) of every ``*.json`` file directly in changes/, by name."""
+        try:
+            with os.scandir(self.changes_dir) as scan:
+                found = {
+                    entry.name: (entry.path, entry.is_symlink())
+                    for entry in scan
+                    if entry.name.endswith(naming.SUFFIX) and entry.is_file()
+                }
+        except FileNotFoundError:
+            return
+        for name in sorted(found):
+            path, link = found[name]
+            if (
+                not naming.is_frozen(name)
+                and naming.frozen_name(name) in found
+                and self._frozen_link(Path(path)) is not None
+            ):
+                continue  # listed once, under its frozen name
+            yield name, path, link
+
+    def _read_deltas(self) -> tuple[list[_Entry], list[JSONObject]]:
+        keyed: list[tuple[tuple[tuple[int, float], tuple[int, float], str], _Entry]] = []
+        warnings: list[JSONObject] = []
+        changes_real: Path | None = None
+        for name, path, link in self._delta_files():
+            try:
+                if link:
+                    changes_real = changes_real or Path(os.path.realpath(self.changes_dir))
+                    if _inside(Path(os.path.realpath(path)), changes_real) is None:
+                        raise DeltaError(OUTSIDE)
+                with open(path, "rb") as handle:
+                    data = handle.read()
+                record, times = self._parse(data)
+            except (DeltaError, OSError) as exc:
+                warnings.append(
+                    {"path": f"{CHANGES_REL}/{name}", "error": str(exc), "skipped": True}
+                )
+                continue
+            key = (times.updated.sort_key(), times.started.sort_key(), name)
+            keyed.append((key, _Entry(self._delta_item(record, name, name))))
+        keyed.sort(key=lambda pair: pair[0], reverse=True)
+        return [entry for _, entry in keyed], warnings
+
+    def _read_legacy(self) -> tuple[list[_Entry], list[JSONObject]]:
+        """Legacy events in file order; a bad line is a warning, blank lines only count."""
+        try:
+            data = self.legacy_path.read_bytes()
+        except FileNotFoundError:
+            return [], []
+        except OSError as exc:
+            return [], [{"path": self.legacy_path.as_posix(), "error": str(exc), "skipped": True}]
+        entries: list[_Entry] = []
+        warnings: list[JSONObject] = []
+        for number, line in enumerate(data.split(b"\n"), start=1):
+            try:
+                text = line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                warnings.append({"line": number, "error": str(exc), "skipped": True})
+                continue
+            if not text.strip():
+                continue
+            try:
+                value = _decode_json(line)
+                time = records.validate_legacy(value)
+            except (DeltaError, RecordError) as exc:
+                warnings.append({"line": number, "error": str(exc), "skipped": True})
+                continue
+            assert isinstance(value, dict)
+            item = dict(value)
+            item["_kind"] = "legacy"
+            item["_cursor"] = f"{time.isoformat()}{LINE_MARK}{number}"
+            item["_path"] = LEGACY_REL
+            item["_line"] = number
+            entries.append(_Entry(item, time, number))
+        return entries, warnings
+
+    @staticmethod
+    def _page(entries: Sequence[_Entry], limit: int, warnings: list[JSONObject]) -> JSONObject:
+        events = [entry.item for entry in entries[:limit]]
+        return {
+            "events": events,
+            "next_before": events[-1]["_cursor"] if events else None,
+            "warnings": warnings,
+        }
+
+    @staticmethod
+    def _after(before: str, entries: list[_Entry]) -> list[_Entry]:
+        def following(cursor: str) -> list[_Entry]:
+            for index, entry in enumerate(entries):
+                if entry.cursor == cursor:
+                    return entries[index + 1 :]
+            raise DeltaError(UNKNOWN_CURSOR)
+
+        if before.startswith(CONVERSATION_PREFIX):
+            return following(before)
+        if before.startswith(LEGACY_PREFIX):
+            try:
+                line = int(before[len(LEGACY_PREFIX) :])
+            except ValueError:
+                raise DeltaError(BAD_LEGACY_CURSOR) from None
+            return [e for e in entries if e.legacy_time is not None and e.line < line]
+        if LINE_MARK in before:
+            time_part, _, line_part = before.partition(LINE_MARK)
+            try:
+                time = timestamps.parse(time_part)
+            except TimestampError as exc:
+                raise DeltaError(str(exc)) from None
+            try:
+                line = int(line_part)
+            except ValueError:
+                raise DeltaError(BAD_CURSOR_LINE) from None
+            if line < 1:
+                raise DeltaError(NONPOSITIVE_CURSOR_LINE)
+            return following(f"{time.isoformat()}{LINE_MARK}{line}")
+        try:
+            boundary = timestamps.parse(before)
+        except TimestampError as exc:
+            raise DeltaError(str(exc)) from None
+        legacy = [e for e in entries if e.legacy_time is not None]
+        if boundary.date_only or any(e.legacy_time.date_only for e in legacy if e.legacy_time):
+            raise DeltaError(DATE_ONLY_CURSOR)
+        return [e for e in legacy if e.legacy_time and e.legacy_time.value < boundary.value]
