@@ -380,6 +380,16 @@ def test_freeze_never_overwrites_an_existing_frozen_file(root: Path, cli: Any) -
     assert tree(root) == before
 
 
+@POSIX_ONLY
+def test_freeze_never_replaces_a_dangling_symlink_target(root: Path, cli: Any) -> None:
+    path = cli("start", "--source", "codex", "--started-at", T1).json["_path"]
+    (changes_dir(root) / FROZEN).symlink_to("nowhere")
+    assert cli("freeze", "--conversation", path).message == (
+        f"frozen conversation delta already exists: {FROZEN}"
+    )
+    assert (changes_dir(root) / FROZEN).is_symlink() and (root / path).is_file()
+
+
 def test_freeze_has_no_check_then_rename_window(
     root: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -108,7 +108,7 @@ def update(ctx: click.Context, ref: str, updated_at: str | None, changes: tuple[
 @click.option("--conversation", "ref", required=True, help=REF_HELP)
 @click.pass_context
 def show(ctx: click.Context, ref: str) -> None:
-    """Print one delta, frozen or not (same as current)."""
+    """Print one delta, frozen or not (show and current are the same command)."""
     _run(ctx, lambda store: store.show(ref))
 
 

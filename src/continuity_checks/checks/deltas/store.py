@@ -250,7 +250,7 @@ class DeltaStore:
             target_name = Path(resolved.name).stem + naming.FROZEN_SUFFIX
             target = resolved.path.with_name(target_name)
             if os.path.lexists(target):
-                if not os.path.samefile(resolved.path, target):
+                if self._frozen_link(resolved.path) != target:
                     raise DeltaError(FROZEN_EXISTS.format(target_name))
                 os.unlink(resolved.path)  # finish a freeze that was interrupted after the link
                 atomic.fsync_dir(target.parent)
