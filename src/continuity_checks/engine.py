@@ -155,7 +155,11 @@ def verify(
     findings: list[Finding] = []
     with Repository(Path(os.path.abspath(root))) as repo:
         base, head = repo.resolve_range(revision_range)
-        for commit, raw_changes in repo.walk(base, head):
+
+        def claimed(path: str) -> bool:  # whose blobs the walk fetches ahead, in batches
+            return not matches(path, config.exclude) and any(f.claims(path) for f in families)
+
+        for commit, raw_changes in repo.walk(base, head, prefetch=claimed):
             report.commits += 1
             for family in families:
                 changes = [

@@ -26,7 +26,7 @@ import re
 import subprocess
 import tempfile
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -53,6 +53,8 @@ _GITLINK = "160000"
 _TRAILER_SEPARATOR = "\x1f"
 _CACHE_BYTES = 32 * 1024 * 1024
 _CACHE_ITEM_BYTES = 4 * 1024 * 1024
+_PIPELINE = 200  # requests per round: 200 x 65 bytes < 16 KiB, the smallest pipe buffer
+_BATCH_COMMITS = 128
 
 #: What a range excludes: one base commit, several (new-branch push: every remote-tracking
 #: tip), or nothing (every commit reachable from HEAD).
@@ -224,8 +226,16 @@ class Repository:
 
     # --- the walk -------------------------------------------------------------------------------
 
-    def walk(self, base: Base, head: str) -> Iterator[tuple[Commit, list[RawChange]]]:
-        """Every commit of the range, oldest first (parents before children), with its changes."""
+    def walk(
+        self, base: Base, head: str, prefetch: Callable[[str], bool] | None = None
+    ) -> Iterator[tuple[Commit, list[RawChange]]]:
+        """Every commit of the range, oldest first (parents before children), with its changes.
+
+        With ``prefetch``, commits are read ahead in small batches and both versions of each
+        modified path it accepts are fetched in one pipelined exchange with cat-file per batch,
+        so that :meth:`read_blob` mostly answers from memory instead of paying a round trip
+        each time. Added and deleted files are read on demand.
+        """
         revs = [head]
         if isinstance(base, str):
             revs.append("^" + base)
@@ -246,7 +256,20 @@ class Repository:
                 assert process.stdin is not None and process.stdout is not None
                 process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
                 process.stdin.close()
-                yield from parse_log(_tokens(process.stdout))
+                commits = parse_log(_tokens(process.stdout))
+                if prefetch is None:
+                    yield from commits
+                else:
+                    for batch in _batches(commits, prefetch):
+                        self._prefetch(
+                            blob
+                            for _, changes in batch
+                            for c in changes
+                            if c.status == "M" and prefetch(c.path)
+                            for blob in (c.old_blob, c.new_blob)
+                            if blob is not None
+                        )
+                        yield from batch
                 if process.wait() != 0:
                     stderr.seek(0)
                     message = _first_line(stderr.read().decode("utf-8", "replace"))
@@ -277,24 +300,58 @@ class Repository:
             _, dropped = self._cache.popitem(last=False)
             self._cached_bytes -= len(dropped)
 
+    def _prefetch(self, shas: Iterable[str]) -> None:
+        """Read many blobs with one write of requests and one pass over the answers. The
+        requests of one round stay below the smallest pipe buffer, so neither side can block."""
+        wanted = [s for s in dict.fromkeys(shas) if s not in self._cache and _HEX.fullmatch(s)]
+        for start in range(0, len(wanted), _PIPELINE):
+            round_ = wanted[start : start + _PIPELINE]
+            cat = self._cat_process()
+            assert cat.stdin is not None
+            try:
+                cat.stdin.write("".join(s + "\n" for s in round_).encode("ascii"))
+                cat.stdin.flush()
+            except OSError:
+                raise GitError("cannot read blobs: git cat-file stopped", FETCH_HINT) from None
+            for sha in round_:
+                data = self._answer(sha)
+                if data is not None:  # a missing blob fails later, in read_blob
+                    self._remember(sha, data)
+
     def _cat_file(self, sha: str) -> bytes:
         cat = self._cat_process()
-        assert cat.stdin is not None and cat.stdout is not None
+        assert cat.stdin is not None
         try:
             cat.stdin.write(sha.encode("ascii") + b"\n")
             cat.stdin.flush()
+        except OSError:
+            raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT) from None
+        data = self._answer(sha)
+        if data is None:
+            raise GitError(f"cannot read blob {sha}: not in the repository", FETCH_HINT)
+        return data
+
+    def _answer(self, sha: str) -> bytes | None:
+        """Read cat-file's answer to one request: the blob, or None when ``sha`` names no blob
+        (missing, ambiguous, or another kind of object, whose body is skipped)."""
+        cat = self._cat_process()
+        assert cat.stdout is not None
+        try:
             header = cat.stdout.readline()
             fields = header.split()
-            if len(fields) != 3 or fields[1] != b"blob":
-                answer = header.decode("utf-8", "replace").strip() or "no answer"
-                raise GitError(f"cannot read blob {sha}: {answer}", FETCH_HINT)
+            if len(fields) != 3:
+                if fields[:1] == [sha.encode("ascii")]:
+                    return None  # "<sha> missing" or "<sha> ambiguous"
+                raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT)
             size = int(fields[2])
             data = cat.stdout.read(size + 1)
         except (OSError, ValueError):
             raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT) from None
-        if len(data) != size + 1:
-            raise GitError(f"cannot read blob {sha}: short read from git cat-file", FETCH_HINT)
-        return data[:size]
+        if len(data) != size + 1 or fields[0] != sha.encode("ascii"):
+            raise GitError(
+                f"cannot read blob {sha}: unexpected answer from git cat-file", FETCH_HINT
+            )
+        return data[:size] if fields[1] == b"blob" else None
 
     def _cat_process(self) -> subprocess.Popen[bytes]:
         if self._cat is None:
@@ -311,6 +368,22 @@ class Repository:
 def _global_args(git_dir: Path) -> list[str]:
     """Options before the subcommand: this repository, whatever GIT_DIR the caller exported."""
     return [f"--git-dir={git_dir}"]
+
+
+def _batches(
+    commits: Iterator[tuple[Commit, list[RawChange]]], prefetch: Callable[[str], bool]
+) -> Iterator[list[tuple[Commit, list[RawChange]]]]:
+    """Commits in groups of up to _BATCH_COMMITS, or up to _PIPELINE interesting changes."""
+    batch: list[tuple[Commit, list[RawChange]]] = []
+    interesting = 0
+    for item in commits:
+        batch.append(item)
+        interesting += sum(1 for c in item[1] if c.status == "M" and prefetch(c.path))
+        if len(batch) >= _BATCH_COMMITS or interesting >= _PIPELINE:
+            yield batch
+            batch, interesting = [], 0
+    if batch:
+        yield batch
 
 
 def _first_line(text: str) -> str:

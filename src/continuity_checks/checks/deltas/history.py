@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import naming, timestamps
@@ -219,7 +222,37 @@ def _object(data: bytes | None, max_depth: int) -> strict_json.Document | None:
     return None
 
 
+# Parsed versions by blob id: the new version of one commit is the old version of the next one
+# that touches the same delta. A blob id names its bytes, so entries never go stale.
+_DOCUMENTS: OrderedDict[tuple[str, int], strict_json.Document | None] = OrderedDict()
+_DOCUMENTS_KEPT = 256
+_DOCUMENT_CACHE_LIMIT = 64 * 1024
+
+
+def _document(
+    blob: str | None, read: Callable[[], bytes | None], max_depth: int
+) -> strict_json.Document | None:
+    if blob is None:
+        return None
+    key = (blob, max_depth)
+    if key in _DOCUMENTS:
+        _DOCUMENTS.move_to_end(key)
+        return _DOCUMENTS[key]
+    data = read()
+    doc = _object(data, max_depth)
+    if data is not None and len(data) <= _DOCUMENT_CACHE_LIMIT:
+        _DOCUMENTS[key] = doc
+        if len(_DOCUMENTS) > _DOCUMENTS_KEPT:
+            _DOCUMENTS.popitem(last=False)
+    return doc
+
+
 def _time(value: object) -> Timestamp | None:
+    return _parse_time(value) if isinstance(value, str) else None
+
+
+@lru_cache(maxsize=4096)
+def _parse_time(value: str) -> Timestamp | None:
     try:
         return timestamps.parse(value)
     except TimestampError:
@@ -235,6 +268,8 @@ def _show(value: object) -> str:
 
 def _identity_changed(key: str, before: object, after: object) -> bool:
     if key == "started_at":
+        if before == after:
+            return False
         old, new = _time(before), _time(after)
         return old is not None and new is not None and old.isoformat() != new.isoformat()
     if key == "conversation_id":
@@ -246,8 +281,8 @@ def _identity_changed(key: str, before: object, after: object) -> bool:
 
 
 def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
-    old = _object(change.old(), max_depth)
-    new = _object(change.new(), max_depth)
+    old = _document(change.old_blob, change.old, max_depth)
+    new = _document(change.new_blob, change.new, max_depth)
     if old is None or new is None:
         return []
     assert isinstance(old.value, dict) and isinstance(new.value, dict)

@@ -1,0 +1,169 @@
+"""Benchmark ``continuity verify`` on a generated history.
+
+Builds a repository with N commits (default 10,000) through ``git fast-import``: conversations
+one after another, each creating its delta and updating it four times (every commit carries a
+``Continuity-Delta`` trailer), one in ten frozen at the end, and a legacy file that is never
+touched. Then it times, best of --repeat runs:
+
+- ``git log`` alone with the same options verify uses (the floor set by git),
+- ``continuity verify --range HEAD`` as a user runs it (a new interpreter each time),
+
+and prints commits/s. Not part of the test run:
+
+    python benchmarks/bench_verify.py [--commits 10000] [--repeat 5] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+CHANGES = ".deltalayer/changes"
+EPOCH = datetime(2026, 1, 1, 8, 0, tzinfo=timezone(timedelta(hours=8)))
+
+
+def _data(payload: bytes) -> bytes:
+    return b"data %d\n%s\n" % (len(payload), payload)
+
+
+def _delta(n: int, updates: int) -> bytes:
+    started = EPOCH + timedelta(minutes=30 * n)
+    updated = started + timedelta(seconds=updates)
+    record = {
+        "started_at": started.isoformat(),
+        "updated_at": updated.isoformat(),
+        "source": "agent",
+        "changes": [
+            f"conversation {n} change {i}: why a later conversation needs it"
+            for i in range(updates)
+        ],
+    }
+    return (json.dumps(record, separators=(",", ":")) + "\n").encode()
+
+
+def _name(n: int) -> str:
+    return f"{CHANGES}/conversation-{n:06d}--agent"
+
+
+def stream(commits: int, updates: int) -> Iterator[bytes]:
+    """The fast-import stream for ``commits`` commits on refs/heads/main: conversations one
+    after another, each creating its delta and updating it ``updates`` times."""
+    mark = 0
+    when = 1_790_000_000
+    legacy = b'{"time":"2026-01-01","source":"agent","changes":[]}\n' * 50
+    conversation = 0
+    while mark < commits:
+        for update in range(updates + 1):
+            if mark >= commits:
+                break
+            mark += 1
+            path = f"{_name(conversation)}.json"
+            ops = [b"M 100644 inline %s\n%s" % (path.encode(), _data(_delta(conversation, update)))]
+            last = update == updates
+            if last and conversation % 10 == 0:  # freeze: same bytes under the frozen name
+                ops = [
+                    b"D %s\n" % path.encode(),
+                    b"M 100644 inline %s.frozen.json\n%s"
+                    % (_name(conversation).encode(), _data(_delta(conversation, update - 1))),
+                ]
+            if mark == 1:
+                ops.append(b"M 100644 inline .deltalayer/changes.jsonl\n" + _data(legacy))
+            message = b"conversation %d, step %d\n\nContinuity-Delta: %s\n" % (
+                conversation,
+                update,
+                path.encode(),
+            )
+            yield b"commit refs/heads/main\nmark :%d\n" % mark
+            yield b"committer Bench <bench@example.invalid> %d +0000\n" % (when + mark)
+            yield _data(message)
+            if mark > 1:
+                yield b"from :%d\n" % (mark - 1)
+            yield b"".join(ops) + b"\n"
+        conversation += 1
+
+
+def build(repo: Path, commits: int, updates: int) -> float:
+    start = time.perf_counter()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    importer = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=repo, stdin=subprocess.PIPE)
+    assert importer.stdin is not None
+    for chunk in stream(commits, updates):
+        importer.stdin.write(chunk)
+    importer.stdin.close()
+    if importer.wait() != 0:
+        raise SystemExit("git fast-import failed")
+    subprocess.run(["git", "reset", "-q", "--hard", "main"], cwd=repo, check=True)
+    return time.perf_counter() - start
+
+
+def best(command: list[str], cwd: Path, repeat: int) -> tuple[float, bytes]:
+    times = []
+    output = b""
+    for _ in range(repeat):
+        start = time.perf_counter()
+        result = subprocess.run(command, cwd=cwd, capture_output=True)
+        times.append(time.perf_counter() - start)
+        if result.returncode not in (0, 1):
+            raise SystemExit(f"{command} failed: {result.stderr.decode()}")
+        output = result.stdout
+    return min(times), output
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commits", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--updates",
+        type=int,
+        default=4,
+        help="updates per conversation (default 4: the changes directory grows to N/5 deltas)",
+    )
+    parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
+    args = parser.parse_args()
+    if "GIT_DIR" in os.environ:
+        raise SystemExit("unset GIT_DIR before benchmarking")
+    with tempfile.TemporaryDirectory() as scratch:
+        repo = args.keep or Path(scratch) / "repo"
+        built = build(repo, args.commits, args.updates)
+        deltas = len(list((repo / CHANGES).iterdir()))
+        print(
+            f"built {args.commits} commits ({deltas} deltas at HEAD) with git fast-import "
+            f"in {built:.2f} s"
+        )
+        from continuity_checks.core.git import LOG_ARGS
+
+        git_log = ["git", *[a for a in LOG_ARGS if a != "--stdin"], "HEAD"]
+        floor, _ = best(git_log, repo, args.repeat)
+        verify = [
+            sys.executable,
+            "-m",
+            "continuity_checks",
+            "verify",
+            "--range",
+            "HEAD",
+            "--format",
+            "json",
+        ]
+        total, output = best(verify, repo, args.repeat)
+        report = json.loads(output)
+        startup, _ = best(
+            [sys.executable, "-m", "continuity_checks", "--version"], repo, args.repeat
+        )
+        commits = report["summary"]["commits"]
+        print(f"findings: {len(report['findings'])}, commits checked: {commits}")
+        print(f"git log alone (same options):  {floor:.3f} s  {commits / floor:,.0f} commits/s")
+        print(f"continuity verify --range HEAD: {total:.3f} s  {commits / total:,.0f} commits/s")
+        print(f"  of which interpreter + CLI start-up (continuity --version): {startup:.3f} s")
+
+
+if __name__ == "__main__":
+    main()
