@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
-from continuity_checks.checks.deltas import files, history
+from continuity_checks.checks.deltas import files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
@@ -70,4 +70,6 @@ class DeltasFamily:
         return files.check_tree(root, claimed)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
+        from continuity_checks.checks.deltas import history  # history mode only
+
         return history.check_commit(self, context)
