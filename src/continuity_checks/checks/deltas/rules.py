@@ -104,9 +104,12 @@ FROZEN_TWIN = rule(
     "DL111",
     FAMILY,
     "both X.json and X.frozen.json exist",
-    """freeze renames X.json to X.frozen.json. Both at once means a frozen delta was copied back or
-    a conversation kept writing after the freeze; readers list both as separate deltas.""",
-    hint="keep X.frozen.json and remove X.json, after checking no change in X.json is lost",
+    """freeze renames X.json to X.frozen.json. Both at once means a frozen delta was copied back,
+    a conversation kept writing after the freeze, or a freeze was interrupted (`continuity delta
+    freeze` links before it unlinks; running it again finishes the freeze). Readers that do not
+    know this list both as separate deltas.""",
+    hint="run `continuity delta freeze` on X.json again, or remove X.json after checking that "
+    "no change in it is lost",
 )
 STRAY_TEMP = rule(
     "DL112",
