@@ -260,15 +260,8 @@ class Repository:
                 if prefetch is None:
                     yield from commits
                 else:
-                    for batch in _batches(commits, prefetch):
-                        self._prefetch(
-                            blob
-                            for _, changes in batch
-                            for c in changes
-                            if c.status == "M" and prefetch(c.path)
-                            for blob in (c.old_blob, c.new_blob)
-                            if blob is not None
-                        )
+                    for batch, blobs in _batches(commits, prefetch):
+                        self._prefetch(blobs)
                         yield from batch
                 if process.wait() != 0:
                     stderr.seek(0)
@@ -372,18 +365,21 @@ def _global_args(git_dir: Path) -> list[str]:
 
 def _batches(
     commits: Iterator[tuple[Commit, list[RawChange]]], prefetch: Callable[[str], bool]
-) -> Iterator[list[tuple[Commit, list[RawChange]]]]:
-    """Commits in groups of up to _BATCH_COMMITS, or up to _PIPELINE interesting changes."""
+) -> Iterator[tuple[list[tuple[Commit, list[RawChange]]], list[str]]]:
+    """Commits in groups of up to _BATCH_COMMITS, each with the blob ids of both versions of
+    the modified paths ``prefetch`` accepts (about _PIPELINE of them at most)."""
     batch: list[tuple[Commit, list[RawChange]]] = []
-    interesting = 0
+    blobs: list[str] = []
     for item in commits:
         batch.append(item)
-        interesting += sum(1 for c in item[1] if c.status == "M" and prefetch(c.path))
-        if len(batch) >= _BATCH_COMMITS or interesting >= _PIPELINE:
-            yield batch
-            batch, interesting = [], 0
+        for change in item[1]:
+            if change.status == "M" and prefetch(change.path):
+                blobs += (change.old_blob or "", change.new_blob or "")
+        if len(batch) >= _BATCH_COMMITS or len(blobs) >= _PIPELINE:
+            yield batch, blobs
+            batch, blobs = [], []
     if batch:
-        yield batch
+        yield batch, blobs
 
 
 def _first_line(text: str) -> str:
