@@ -156,40 +156,53 @@ def table(timings: Sequence[Timing]) -> list[str]:
     return lines
 
 
-def report(count: int, bulk: Sequence[Timing], startup: Sequence[Timing], startup_tool: str) -> str:
+def report(
+    count: int,
+    bulk: Sequence[Timing],
+    startup: Sequence[Timing],
+    startup_tool: str,
+    startup_command: str | None,
+    load: tuple[str, str],
+) -> str:
     ours, peer = bulk
     floor, one = startup
+    ratio = peer.median / ours.median
+    beyond = one.median - floor.median
+    per_file = (ours.median - one.median) / count
     lines = [
         SECTION,
         "",
         f"Measured by `python benchmarks/bench_check.py --count {count}` (`nox -s bench`), all",
         "numbers from one run, side by side; wall time of the whole process, as a user sees it.",
         "",
-        f"- Machine: {machine()}.",
+        f"- Machine: {machine()}; load average {load[0]} at the start, {load[1]} at the end.",
         f"- Software: {versions()}.",
         "",
         f"### `check --all` on {count:,} generated deltas vs check-jsonschema",
         "",
         f"`python benchmarks/gen_deltas.py DIR --count {count}` writes the deltas (deterministic;",
         "all valid, so both tools read and validate every file and report nothing). The two",
-        "commands ran alternately; check-jsonschema gets the file names relative to",
-        "`DIR/.deltalayer/changes`, with the same schema file the package ships.",
+        "commands ran alternately, after one warm-up run each; check-jsonschema gets the file",
+        "names relative to `DIR/.deltalayer/changes`, with the same schema file the package ships.",
         "",
         *table(bulk),
         "",
         "`continuity check --all` does more than the schema (strict JSON, file names, twins,",
-        f"compact form, AGENTS.md) and is {peer.median / ours.median:.1f}× faster by the median "
-        f"({ours.median / count * 1e6:.0f} µs per file).",
+        f"compact form, AGENTS.md) and is **{ratio:.1f}×** faster by the median; beyond a one-file",
+        f"run it costs {per_file * 1e6:.0f} µs per file. Target (DESIGN.md): at least 10× and far",
+        f"below a second — {'met' if ratio >= 10 and ours.median < 1 else 'not met yet'}.",
         "",
         "### One file (a commit hook's run) vs the interpreter's start-up",
         "",
-        f"Timed with {startup_tool}, from the project directory, one delta given as a relative",
-        "path the way pre-commit passes it.",
+        f"Timed with {startup_tool}, from the project directory, one delta given as a",
+        "relative path the way pre-commit passes it.",
         "",
+        *(["```sh", startup_command, "```", ""] if startup_command else []),
         *table(startup),
         "",
-        f"`continuity check` on one file costs {ms(one.median - floor.median)} beyond the "
-        "interpreter's start-up (median against median).",
+        f"`continuity check` on one file costs **{ms(beyond)}** beyond the interpreter's",
+        "start-up (median against median). Target (issue #2): well under 100 ms — "
+        f"{'met' if beyond < 0.1 else 'not met yet'}.",
         "",
     ]
     return "\n".join(lines)
@@ -217,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-hyperfine", action="store_true", help="time with a plain loop")
     args = parser.parse_args(argv)
 
+    load_start = f"{os.getloadavg()[0]:.2f}"
     with tempfile.TemporaryDirectory() as tmp:
         root = (args.keep or Path(tmp) / "project").resolve()
         if root.exists() and any(root.iterdir()):
@@ -258,12 +272,18 @@ def main(argv: list[str] | None = None) -> int:
         print("timing one file against python -c pass ...", file=sys.stderr)
         if shutil.which("hyperfine") and not args.no_hyperfine:
             startup = hyperfine(startup_runs, args.runs, root)
-            startup_tool = f"hyperfine (`--shell=none --warmup 5 --runs {args.runs}`)"
+            startup_tool = "hyperfine"
+            startup_command: str | None = " ".join(
+                [f"hyperfine --shell=none --warmup 5 --runs {args.runs}"]
+                + [f"'{shown}'" for _, shown, _, _ in startup_runs]
+            )
         else:
             startup = interleaved(startup_runs, args.runs, warmup=3)
             startup_tool = f"a loop of {args.runs} subprocess runs each, interleaved"
+            startup_command = None
 
-    section = report(args.count, bulk, startup, startup_tool)
+    load = (load_start, f"{os.getloadavg()[0]:.2f}")
+    section = report(args.count, bulk, startup, startup_tool, startup_command, load)
     print(section)
     if args.write_doc:
         write_section(args.write_doc, section)
