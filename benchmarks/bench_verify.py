@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -104,17 +105,27 @@ def build(repo: Path, commits: int, updates: int) -> float:
     return time.perf_counter() - start
 
 
-def best(command: list[str], cwd: Path, repeat: int) -> tuple[float, bytes]:
-    times = []
-    output = b""
+def timed(commands: list[list[str]], cwd: Path, repeat: int) -> list[tuple[float, float, bytes]]:
+    """Best and median wall time of each command over ``repeat`` rounds (the commands take
+    turns, so that a change in machine load hits all of them alike), and its last output."""
+    times: list[list[float]] = [[] for _ in commands]
+    outputs = [b""] * len(commands)
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = subprocess.run(command, cwd=cwd, capture_output=True)
-        times.append(time.perf_counter() - start)
-        if result.returncode not in (0, 1):
-            raise SystemExit(f"{command} failed: {result.stderr.decode()}")
-        output = result.stdout
-    return min(times), output
+        for i, command in enumerate(commands):
+            start = time.perf_counter()
+            result = subprocess.run(command, cwd=cwd, capture_output=True)
+            times[i].append(time.perf_counter() - start)
+            if result.returncode not in (0, 1):
+                raise SystemExit(f"{command} failed: {result.stderr.decode()}")
+            outputs[i] = result.stdout
+    return [(min(t), statistics.median(t), out) for t, out in zip(times, outputs, strict=True)]
+
+
+def line(label: str, commits: int, best: float, median: float) -> str:
+    return (
+        f"{label:32s} best {best:.3f} s ({commits / best:,.0f} commits/s), "
+        f"median {median:.3f} s ({commits / median:,.0f} commits/s)"
+    )
 
 
 def main() -> None:
@@ -142,27 +153,17 @@ def main() -> None:
         from continuity_checks.core.git import LOG_ARGS
 
         git_log = ["git", *[a for a in LOG_ARGS if a != "--stdin"], "HEAD"]
-        floor, _ = best(git_log, repo, args.repeat)
-        verify = [
-            sys.executable,
-            "-m",
-            "continuity_checks",
-            "verify",
-            "--range",
-            "HEAD",
-            "--format",
-            "json",
-        ]
-        total, output = best(verify, repo, args.repeat)
-        report = json.loads(output)
-        startup, _ = best(
-            [sys.executable, "-m", "continuity_checks", "--version"], repo, args.repeat
+        verify = [sys.executable, "-m", "continuity_checks", "verify", "--range", "HEAD"]
+        version = [sys.executable, "-m", "continuity_checks", "--version"]
+        floor, total, startup = timed(
+            [git_log, [*verify, "--format", "json"], version], repo, args.repeat
         )
+        report = json.loads(total[2])
         commits = report["summary"]["commits"]
         print(f"findings: {len(report['findings'])}, commits checked: {commits}")
-        print(f"git log alone (same options):  {floor:.3f} s  {commits / floor:,.0f} commits/s")
-        print(f"continuity verify --range HEAD: {total:.3f} s  {commits / total:,.0f} commits/s")
-        print(f"  of which interpreter + CLI start-up (continuity --version): {startup:.3f} s")
+        print(line("git log alone (same options)", commits, *floor[:2]))
+        print(line("continuity verify --range HEAD", commits, *total[:2]))
+        print(f"interpreter + CLI start-up (continuity --version): best {startup[0]:.3f} s")
 
 
 if __name__ == "__main__":

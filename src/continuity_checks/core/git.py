@@ -44,6 +44,7 @@ UNKNOWN_REF_HINT = (
     "fetch the missing revision (git fetch origin <branch>; in GitHub Actions use "
     "actions/checkout with fetch-depth: 0), or check its spelling"
 )
+GIT_HINT = "run `git status` there to see what git objects to"
 RANGE_HINT = "give --range BASE..HEAD (e.g. origin/main..HEAD) or a single revision such as HEAD"
 
 _HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -147,10 +148,10 @@ class Repository:
                 "run verify inside a git work tree, or pass --root DIR",
             ) from None
         self._executable = str(git.Git.GIT_PYTHON_GIT_EXECUTABLE or "git")
+        self._not_found: type[Exception] = git.GitCommandNotFound
         self.git_dir = Path(self._repo.git_dir)
         work_tree = self._repo.working_tree_dir
         self.top = Path(work_tree) if work_tree is not None else self.git_dir
-        self._command_error: type[Exception] = git.GitCommandError
         self._cat: subprocess.Popen[bytes] | None = None
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._cached_bytes = 0
@@ -180,13 +181,17 @@ class Repository:
     def _git(self, *args: str, error: GitError | None = None) -> str:
         """One short git command through GitPython's command interface; a failure becomes
         ``error``, or a GitError with git's own first line of complaint."""
+        command = [self._executable, *_global_args(self.git_dir), *args]
         try:
-            output = self._repo.git.execute([self._executable, *_global_args(self.git_dir), *args])
-        except self._command_error as exc:
+            status, output, stderr = self._repo.git.execute(
+                command, with_exceptions=False, with_extended_output=True
+            )
+        except (OSError, self._not_found) as exc:  # git cannot be started at all
+            raise GitError(f"cannot run git: {exc}", "install git, on PATH") from None
+        if status != 0:
             if error is not None:
-                raise error from None
-            stderr = _first_line(str(getattr(exc, "stderr", "") or ""))
-            raise GitError(stderr or f"git {args[0]} failed", UNKNOWN_REF_HINT) from None
+                raise error
+            raise GitError(_first_line(str(stderr)) or f"git {args[0]} failed", GIT_HINT)
         return str(output)
 
     def is_shallow(self) -> bool:
@@ -266,7 +271,7 @@ class Repository:
                 if process.wait() != 0:
                     stderr.seek(0)
                     message = _first_line(stderr.read().decode("utf-8", "replace"))
-                    raise GitError(f"git log failed: {message}", UNKNOWN_REF_HINT)
+                    raise GitError(f"git log failed: {message}", GIT_HINT)
             finally:
                 _stop(process)
 
