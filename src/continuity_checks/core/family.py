@@ -10,14 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.findings import Finding
 
 
-@dataclass(frozen=True)
-class FileInput:
+class FileInput(NamedTuple):
     """One claimed file of the working tree. ``path`` is root-relative with ``/``."""
 
     path: str
@@ -30,8 +29,7 @@ class FileInput:
         return self.root / self.path
 
 
-@dataclass(frozen=True)
-class Claimed:
+class Claimed(NamedTuple):
     """A path a family claimed, and as what."""
 
     path: str

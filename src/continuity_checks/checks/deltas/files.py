@@ -32,6 +32,8 @@ FORBIDDEN_KEYS = frozenset(
     }
 )  # fmt: skip
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 MARKER = re.compile(rb"<!-- deltalayer-(?:v0|conversation-v0\.2(?:\.1)?) -->")
 
 _SUBJECT = {
@@ -160,10 +162,10 @@ def _show(value: object) -> str:
 
 
 def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
-    findings = twin(file)
+    findings: list[Finding] = []
     doc = strict_json.load(file.data, max_depth=max_depth)
     if isinstance(doc, strict_json.Problem):
-        return [*findings, doc.finding(file.path)]
+        return [doc.finding(file.path)]
     record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)
     findings.extend(record_findings)
     value = doc.value
@@ -206,7 +208,7 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
                 )
             )
     if not record_findings:
-        compact = json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
+        compact = _COMPACT.encode(value) + "\n"
         if doc.text != compact:
             findings.append(
                 dl.NOT_COMPACT.finding(
@@ -230,18 +232,30 @@ def _day(t: timestamps.Timestamp) -> date:
     return t.value.date() if isinstance(t.value, datetime) else t.value
 
 
-def twin(file: FileInput) -> list[Finding]:
-    """X.json and X.frozen.json side by side; reported once, on X.json."""
-    parent, _, name = file.path.rpartition("/")
-    other = naming.unfrozen_name(name) if naming.is_frozen(name) else naming.frozen_name(name)
-    if not os.path.isfile(os.path.join(file.root, parent, other)):
-        return []
-    plain, frozen = (other, name) if naming.is_frozen(name) else (name, other)
-    return [
-        dl.FROZEN_TWIN.finding(
-            f"{parent}/{plain}", f"expected either {plain} or {frozen}, found both"
-        )
-    ]
+def twins(root: Path, claimed: Iterable[Claimed]) -> list[Finding]:
+    """X.json and X.frozen.json side by side; reported once, on X.json. One directory listing
+    per changes directory, whatever the number of deltas."""
+    listings: dict[str, set[str]] = {}
+    findings = []
+    for item in claimed:
+        if item.kind != "delta":
+            continue
+        parent, _, name = item.path.rpartition("/")
+        if parent not in listings:
+            try:
+                listings[parent] = set(os.listdir(os.path.join(root, parent)))
+            except OSError:
+                listings[parent] = set()
+        frozen = naming.is_frozen(name)
+        other = naming.unfrozen_name(name) if frozen else naming.frozen_name(name)
+        if other in listings[parent]:
+            plain, frozen_name = (other, name) if frozen else (name, other)
+            findings.append(
+                dl.FROZEN_TWIN.finding(
+                    f"{parent}/{plain}", f"expected either {plain} or {frozen_name}, found both"
+                )
+            )
+    return findings
 
 
 # --- legacy changes.jsonl ----------------------------------------------------------------------
@@ -329,7 +343,7 @@ def project_dirs(claimed: Iterable[Claimed]) -> set[str]:
 
 
 def check_tree(root: Path, claimed: list[Claimed]) -> list[Finding]:
-    findings = []
+    findings = twins(root, claimed)
     claimed_paths = {c.path for c in claimed}
     for project in sorted(project_dirs(claimed)):
         if not (root / project / "PROJECT.md").is_file():
