@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -105,26 +107,45 @@ def build(repo: Path, commits: int, updates: int) -> float:
     return time.perf_counter() - start
 
 
-def timed(commands: list[list[str]], cwd: Path, repeat: int) -> list[tuple[float, float, bytes]]:
-    """Best and median wall time of each command over ``repeat`` rounds (the commands take
-    turns, so that a change in machine load hits all of them alike), and its last output."""
-    times: list[list[float]] = [[] for _ in commands]
+@dataclass
+class Timing:
+    best: float
+    median: float
+    cpu: float  # median CPU seconds (user + system) of the command and its children
+    output: bytes
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(commands: list[list[str]], cwd: Path, repeat: int) -> list[Timing]:
+    """Wall and CPU time of each command over ``repeat`` rounds (the commands take turns, so
+    that a change in machine load hits all of them alike), and its last output."""
+    walls: list[list[float]] = [[] for _ in commands]
+    cpus: list[list[float]] = [[] for _ in commands]
     outputs = [b""] * len(commands)
     for _ in range(repeat):
         for i, command in enumerate(commands):
-            start = time.perf_counter()
+            cpu, start = _children_cpu(), time.perf_counter()
             result = subprocess.run(command, cwd=cwd, capture_output=True)
-            times[i].append(time.perf_counter() - start)
+            walls[i].append(time.perf_counter() - start)
+            cpus[i].append(_children_cpu() - cpu)
             if result.returncode not in (0, 1):
                 raise SystemExit(f"{command} failed: {result.stderr.decode()}")
             outputs[i] = result.stdout
-    return [(min(t), statistics.median(t), out) for t, out in zip(times, outputs, strict=True)]
+    return [
+        Timing(min(w), statistics.median(w), statistics.median(c), out)
+        for w, c, out in zip(walls, cpus, outputs, strict=True)
+    ]
 
 
-def line(label: str, commits: int, best: float, median: float) -> str:
+def line(label: str, commits: int, t: Timing) -> str:
     return (
-        f"{label:32s} best {best:.3f} s ({commits / best:,.0f} commits/s), "
-        f"median {median:.3f} s ({commits / median:,.0f} commits/s)"
+        f"{label:32s} best {t.best:.3f} s ({commits / t.best:,.0f} commits/s), "
+        f"median {t.median:.3f} s ({commits / t.median:,.0f} commits/s), "
+        f"CPU {t.cpu:.3f} s"
     )
 
 
@@ -138,18 +159,20 @@ def main() -> None:
         default=4,
         help="updates per conversation (default 4: the changes directory grows to N/5 deltas)",
     )
-    parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
+    parser.add_argument(
+        "--keep", type=Path, help="build the repository here and keep it (reused if it exists)"
+    )
     args = parser.parse_args()
     if "GIT_DIR" in os.environ:
         raise SystemExit("unset GIT_DIR before benchmarking")
     with tempfile.TemporaryDirectory() as scratch:
         repo = args.keep or Path(scratch) / "repo"
-        built = build(repo, args.commits, args.updates)
-        deltas = len(list((repo / CHANGES).iterdir()))
-        print(
-            f"built {args.commits} commits ({deltas} deltas at HEAD) with git fast-import "
-            f"in {built:.2f} s"
-        )
+        if (repo / ".git").exists():
+            print(f"reusing the repository in {repo}")
+        else:
+            built = build(repo, args.commits, args.updates)
+            print(f"built {args.commits} commits with git fast-import in {built:.2f} s")
+        print(f"{len(list((repo / CHANGES).iterdir()))} deltas at HEAD")
         from continuity_checks.core.git import LOG_ARGS
 
         git_log = ["git", *[a for a in LOG_ARGS if a != "--stdin"], "HEAD"]
@@ -158,12 +181,13 @@ def main() -> None:
         floor, total, startup = timed(
             [git_log, [*verify, "--format", "json"], version], repo, args.repeat
         )
-        report = json.loads(total[2])
+        report = json.loads(total.output)
         commits = report["summary"]["commits"]
         print(f"findings: {len(report['findings'])}, commits checked: {commits}")
-        print(line("git log alone (same options)", commits, *floor[:2]))
-        print(line("continuity verify --range HEAD", commits, *total[:2]))
-        print(f"interpreter + CLI start-up (continuity --version): best {startup[0]:.3f} s")
+        print(line("git log alone (same options)", commits, floor))
+        print(line("continuity verify --range HEAD", commits, total))
+        print(f"{'continuity --version (start-up)':32s} best {startup.best:.3f} s")
+        print(f"load average after the runs: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":
