@@ -104,11 +104,8 @@ def test_normalised_started_at_is_not_a_takeover(repo: GitRepo, run_json: RunCLI
     repo.commit("z", {C: delta("2026-09-21T10:00:00Z", source="claude")})
     repo.git("tag", "z")
     repo.commit("normalise", {C: delta("2026-09-21T10:00:00+00:00", source="claude")})
-    assert verify(run_json, repo, "--range", "z..HEAD") == (
-        0,
-        verify(run_json, repo, "--range", "z..HEAD")[1],
-    )
-    assert verify(run_json, repo, "--range", "z..HEAD")[1]["findings"] == []
+    code, report = verify(run_json, repo, "--range", "z..HEAD")
+    assert (code, report["findings"]) == (0, [])
     moved = repo.commit("move", {C: delta("2026-09-21T11:00:00+00:00", source="claude")})
     assert found(verify(run_json, repo, "--range", "z..HEAD")[1]) == [("DL204", C, moved, 1)]
 
@@ -226,11 +223,8 @@ def test_merges(repo: GitRepo, run_json: RunCLI) -> None:
         trailers=[C],
     )
     repo.git("merge", "-q", "--no-edit", "codex")
-    assert verify(run_json, repo, "--range", "base..HEAD") == (
-        0,
-        verify(run_json, repo, "--range", "base..HEAD")[1],
-    )
-    assert verify(run_json, repo, "--range", "base..HEAD")[1]["summary"]["commits"] == 4
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, report["findings"], report["summary"]["commits"]) == (0, [], 4)
     repo.git("checkout", "-q", "-b", "later", "HEAD~1")
     repo.commit("unrelated", {"x.txt": "x\n"})
     repo.git("checkout", "-q", "main")
@@ -329,3 +323,14 @@ def test_subprocess_run(repo: GitRepo) -> None:
     assert f"{A_FROZEN}:1: DL207" in result.stdout
     assert f"[commit {bad[:12]}]" in result.stdout
     assert result.stdout.rstrip().endswith("2 commits checked: 1 error, 0 warnings")
+
+
+def test_legacy_edge_cases(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    append_only = config(tmp_path, '[deltas]\nlegacy = "append-only"\n')
+    other = "nested/.deltalayer/changes.jsonl"
+    repo.commit("init creates it empty", {other: ""})
+    repo.commit("first records", {other: LEGACY0.rstrip("\n")})  # empty before: nothing to keep
+    glued = repo.commit("glued", {other: LEGACY0.rstrip("\n") + '{"x":1}\n'})
+    code, report = verify(run_json, repo, "--range", "base..HEAD", "--config", append_only)
+    assert (code, found(report)) == (1, [("DL209", other, glued, 2)])
+    assert "no final newline" in report["findings"][0]["message"]
