@@ -66,7 +66,8 @@ RECORDS = records()
 
 
 def test_fixture_set_is_substantial() -> None:
-    assert len(RECORDS) > 80
+    # the test tables and examples alone, plus the 65 corpus records when the corpus is beside us
+    assert len(RECORDS) > (100 if (CORPUS / "deltalayer").is_dir() else 40)
 
 
 @pytest.mark.parametrize(("name", "instance"), RECORDS)
