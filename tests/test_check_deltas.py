@@ -37,6 +37,7 @@ BAD: list[tuple[str, dict[str, bytes | str], list[tuple[str, str, int | None]]]]
     ("CC006 nan", delta(GOOD[:-2] + ',"n":\nNaN}\n'), [("CC006", CHANGES + NAME, 2)]),
     ("CC007 depth", delta(GOOD[:-2] + ',"n":' + "[" * 70 + "]" * 70 + "}\n"), [("CC007", CHANGES + NAME, 1)]),
     ("CC009 surrogate", delta(GOOD.replace('["x"]', '["\\ud800"]')), [("CC009", CHANGES + NAME, 1)]),
+    ("CC004 integer past the digit limit", delta(GOOD[:-2] + ',"n":' + "7" * 5000 + "}\n"), [("CC004", CHANGES + NAME, 1)]),
     ("DL101 array", delta("[]\n"), [("DL101", CHANGES + NAME, 1)]),
     ("DL102 missing", delta('{"started_at":"2026-09-21T16:20:00+08:00","source":"agent","changes":[]}\n'),
      [("DL102", CHANGES + NAME, 1)]),
@@ -58,6 +59,7 @@ BAD: list[tuple[str, dict[str, bytes | str], list[tuple[str, str, int | None]]]]
     ("DL112 temp", {**delta(GOOD), CHANGES + "." + NAME + ".k3j2.tmp": GOOD[:20]},
      [("DL112", CHANGES + "." + NAME + ".k3j2.tmp", None)]),
     ("DL113 pretty", delta(GOOD.replace(",", ", ")), [("DL113", CHANGES + NAME, 1)]),
+    ("DL113 escaped non-ascii", delta(GOOD.replace('"x"', '"\\u00e9"')), [("DL113", CHANGES + NAME, 1)]),
     ("CC004 legacy line", legacy(LEGACY_GOOD + "\n{bad}\n" + LEGACY_GOOD), [("CC004", ".deltalayer/changes.jsonl", 3)]),
     ("DL103 legacy time", legacy(LEGACY_GOOD + LEGACY_GOOD.replace("+08:00", "")),
      [("DL103", ".deltalayer/changes.jsonl", 2)]),
@@ -88,6 +90,7 @@ GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
         "2026-09-21T18-37-03.376082p08-00--agent.json")),
     ("legacy crlf, blank lines, date-only, extra id",
      legacy(b'{"id":"d-1","time":"2026-09-21","source":"t","changes":["a"]}\r\n\r\n   \n' + LEGACY_GOOD.encode())),
+    ("words that look like constants", delta(GOOD.replace('["x"]', '["NaN handling and Infinity scroll stay"]'))),
     ("v0.2 marker counts", {**delta(GOOD), "AGENTS.md": "<!-- deltalayer-conversation-v0.2 -->\n"}),
     ("AGENTS.md without .deltalayer is not ours", {"AGENTS.md": "# nothing\n"}),
 ]  # fmt: skip

@@ -32,8 +32,6 @@ FORBIDDEN_KEYS = frozenset(
     }
 )  # fmt: skip
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
 MARKER = re.compile(rb"<!-- deltalayer-(?:v0|conversation-v0\.2(?:\.1)?) -->")
 
 _SUBJECT = {
@@ -207,17 +205,15 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
                     f"and source, found {name}",
                 )
             )
-    if not record_findings:
-        compact = _COMPACT.encode(value) + "\n"
-        if doc.text != compact:
-            findings.append(
-                dl.NOT_COMPACT.finding(
-                    file.path,
-                    "expected one line of compact JSON ending in a newline, found other formatting",
-                    line=1,
-                    column=1,
-                )
+    if not record_findings and not (doc.compact and doc.text.endswith("\n")):
+        findings.append(
+            dl.NOT_COMPACT.finding(
+                file.path,
+                "expected one line of compact JSON ending in a newline, found other formatting",
+                line=1,
+                column=1,
             )
+        )
     return findings
 
 
