@@ -97,3 +97,35 @@ def test_unreadable_directory_named_like_a_delta(tmp_path: Path, run_json: RunCL
     )
     assert code == 1
     assert report["findings"][0]["rule"] == "CC001"
+
+
+def test_fifo_named_like_a_delta_does_not_block(tmp_path: Path, run_json: RunCLI) -> None:
+    import os
+
+    (tmp_path / ".deltalayer/changes").mkdir(parents=True)
+    os.mkfifo(tmp_path / ".deltalayer/changes/pipe.json")
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in report["findings"]][:1] == [
+        ("CC001", ".deltalayer/changes/pipe.json")
+    ]
+
+
+def test_large_file_is_read_whole(tmp_path: Path, run_json: RunCLI) -> None:
+    changes = ",".join(f'"change {i} matters for the next conversation"' for i in range(5000))
+    text = (
+        '{"started_at":"2026-09-21","updated_at":"2026-09-21","source":"a","changes":['
+        + changes
+        + "]}\n"
+    )
+    assert len(text) > 3 * 64 * 1024
+    write_tree(
+        tmp_path,
+        {
+            ".deltalayer/changes/2026-09-21--a.json": text,
+            "AGENTS.md": "<!-- deltalayer-v0 -->\n",
+            "PROJECT.md": "#\n",
+        },
+    )
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])

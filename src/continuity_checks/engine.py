@@ -6,16 +6,21 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from continuity_checks import checks
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Change, Claimed, CommitContext, FileInput
+from continuity_checks.core.family import Change, Claimed, CommitContext, Family, FileInput
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import matches
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-_BINARY = getattr(os, "O_BINARY", 0)
+if TYPE_CHECKING:
+    from continuity_checks.core.git import RawChange
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CHUNK = 64 * 1024
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
 
 
@@ -57,12 +62,13 @@ def relative(root: Path, given: str) -> str | None:
 
 
 def read(root: Path, path: str, limit: int) -> bytes | Finding:
-    """The bytes of one file with one ``os.read``; a finding instead when that is not possible
-    or not allowed (too large, not a regular file, a symlink leading outside the root)."""
+    """The bytes of one file, read in as few ``os.read`` calls as it takes; a finding instead
+    when that is not possible or not allowed (too large, not a regular file, a symlink leading
+    outside the root). Never blocks on a FIFO, never reads past the limit."""
     full = os.path.join(root, path)
     try:
         try:
-            fd = os.open(full, os.O_RDONLY | _NOFOLLOW)
+            fd = os.open(full, _OPEN_FLAGS | _NOFOLLOW)
         except OSError as exc:
             if not os.path.islink(full):
                 raise
@@ -74,23 +80,23 @@ def read(root: Path, path: str, limit: int) -> bytes | Finding:
                 )
             if not real.is_file():
                 return cc.UNREADABLE.finding(path, f"cannot read: {exc.strerror or exc}")
-            fd = os.open(real, os.O_RDONLY | _BINARY)
+            fd = os.open(real, _OPEN_FLAGS)
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return cc.UNREADABLE.finding(path, "expected a regular file")
-            if info.st_size > limit:
-                return cc.TOO_LARGE.finding(
-                    path, f"expected at most {limit} bytes, found {info.st_size}"
-                )
-            data = os.read(fd, info.st_size + 1)
-            while len(data) <= info.st_size:  # short reads on some file systems
-                more = os.read(fd, info.st_size + 1 - len(data))
-                if not more:
-                    break
-                data += more
+            data = os.read(fd, _CHUNK)
+            if len(data) == _CHUNK or not data:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return cc.UNREADABLE.finding(path, "expected a regular file")
+                chunks = [data]
+                size = len(data)
+                while data and size <= limit:
+                    data = os.read(fd, _CHUNK)
+                    chunks.append(data)
+                    size += len(data)
+                data = b"".join(chunks)
         finally:
             os.close(fd)
+    except IsADirectoryError:
+        return cc.UNREADABLE.finding(path, "expected a regular file, found a directory")
     except OSError as exc:
         return cc.UNREADABLE.finding(path, f"cannot read: {exc.strerror or exc}")
     if len(data) > limit:
@@ -147,30 +153,98 @@ def verify(
     only: tuple[str, ...] | None = None,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``. Raises ``GitError`` (exit 2) for a
-    shallow clone, an unknown ref or a directory that is not a repository."""
+    shallow clone, an unknown ref or a directory that is not a repository.
+
+    A version larger than ``limits.max-file-bytes`` is not read into memory: the family gets
+    None for it, and the run reports CC008 once per blob, at the first commit that needed it.
+    """
     from continuity_checks.core.git import Repository
 
     families = checks.build(config, only)
     report = Report()
     findings: list[Finding] = []
-    with Repository(Path(os.path.abspath(root))) as repo:
-        base, head = repo.resolve_range(revision_range)
+    exclude = config.exclude
+    # Which families claim a path, and as what: asked once per path, not once per commit.
+    owners_of: dict[str, list[tuple[Family, str]]] = {}
 
-        def claimed(path: str) -> bool:  # whose blobs the walk fetches ahead, in batches
-            return not matches(path, config.exclude) and any(f.claims(path) for f in families)
+    def owners(path: str) -> list[tuple[Family, str]]:
+        found = owners_of.get(path)
+        if found is None:
+            found = []
+            if not (exclude and matches(path, exclude)):
+                found = [(f, kind) for f in families if (kind := f.claims(path)) is not None]
+            if len(owners_of) >= _OWNERS_KEPT:
+                owners_of.clear()
+            owners_of[path] = found
+        return found
+
+    def claimed(path: str) -> bool:  # whose blobs the walk fetches ahead, in batches
+        return bool(owners(path))
+
+    with Repository(Path(os.path.abspath(root)), config.max_file_bytes) as repo:
+        base, head = repo.resolve_range(revision_range)
+        too_large: list[str] = []  # blobs a family asked for and got None: over the limit
+        reported: set[str] = set()
+
+        def read(sha: str) -> bytes | None:
+            data = repo.read_blob(sha)
+            if data is None:
+                too_large.append(sha)
+            return data
 
         for commit, raw_changes in repo.walk(base, head, prefetch=claimed):
             report.commits += 1
+            if not raw_changes:
+                continue
+            by_family: dict[str, list[Change]] = {}
+            for c in raw_changes:
+                for family, kind in owners(c.path):
+                    change = Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
+                    by_family.setdefault(family.name, []).append(change)
+            if not by_family:
+                continue
             for family in families:
-                changes = [
-                    Change(c.path, kind, c.status, c.old_blob, c.new_blob, repo.read_blob)
-                    for c in raw_changes
-                    if not matches(c.path, config.exclude)
-                    and (kind := family.claims(c.path)) is not None
-                ]
+                changes = by_family.get(family.name)
                 if changes:
                     findings.extend(family.check_commit(CommitContext(commit, changes)))
+            if too_large:
+                findings.extend(
+                    _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
+                )
+                too_large.clear()
     if report.commits == 0:
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
     report.findings = apply_severity(config, findings)
     return report
+
+
+_OWNERS_KEPT = 1 << 16
+
+
+def _oversized(
+    blobs: list[str],
+    reported: set[str],
+    changes: Sequence[RawChange],
+    sizes: dict[str, int],
+    config: Config,
+    commit: str,
+) -> list[Finding]:
+    """CC008 for each blob of ``blobs`` not reported before, at the path that holds it."""
+    findings = []
+    for sha in dict.fromkeys(blobs):
+        if sha in reported:
+            continue
+        reported.add(sha)
+        for c in changes:
+            if sha in (c.old_blob, c.new_blob):
+                version = "new" if sha == c.new_blob else "old"
+                findings.append(
+                    cc.TOO_LARGE.finding(
+                        c.path,
+                        f"expected at most {config.max_file_bytes} bytes, found {sizes[sha]} "
+                        f"in the {version} version (not read)",
+                        commit=commit,
+                    )
+                )
+                break
+    return findings

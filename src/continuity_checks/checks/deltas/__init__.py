@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,11 +18,6 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import matches
-
-_DELTA = re.compile(r"(?:^|.*/)\.deltalayer/changes/[^/]+\.json")
-_TEMP = re.compile(r"(?:^|.*/)\.deltalayer/changes/[^/]+\.tmp")
-_LEGACY = re.compile(r"(?:^|.*/)\.deltalayer/changes\.jsonl")
-_AGENTS = re.compile(r"(?:^|.*/)AGENTS\.md")
 
 OPTIONS = ("legacy", "ownership", "allow-delete", "legacy-files")
 
@@ -51,15 +45,20 @@ class DeltasFamily:
             )
         self.legacy_files = tuple(legacy_files)
         self.max_depth = config.max_depth
+        self._check_commit: Callable[[DeltasFamily, CommitContext], list[Finding]] | None = None
 
     def claims(self, path: str) -> str | None:
-        if _DELTA.fullmatch(path):
-            return "delta"
-        if _LEGACY.fullmatch(path) or (self.legacy_files and matches(path, self.legacy_files)):
+        head, _, name = path.rpartition("/")
+        if head == ".deltalayer/changes" or head.endswith("/.deltalayer/changes"):
+            if name.endswith(".json"):
+                return "delta"
+            if name.endswith(".tmp"):
+                return "temp"
+        elif name == "changes.jsonl" and (head == ".deltalayer" or head.endswith("/.deltalayer")):
             return "legacy"
-        if _TEMP.fullmatch(path):
-            return "temp"
-        if _AGENTS.fullmatch(path):
+        if self.legacy_files and matches(path, self.legacy_files):
+            return "legacy"
+        if name == "AGENTS.md":
             return "agents"
         return None
 
@@ -70,6 +69,9 @@ class DeltasFamily:
         return files.check_tree(root, claimed)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
-        from continuity_checks.checks.deltas import history  # history mode only
+        check = self._check_commit
+        if check is None:
+            from continuity_checks.checks.deltas import history  # history mode only
 
-        return history.check_commit(self, context)
+            check = self._check_commit = history.check_commit
+        return check(self, context)

@@ -12,7 +12,6 @@ lets through, are rejected: see docs/decisions.md.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 
 EMPTY = "time must be a non-empty ISO 8601 date or timestamp"
@@ -54,11 +53,27 @@ class TimestampError(ValueError):
     """A value that is not a DeltaLayer timestamp; ``str()`` is upstream's error text."""
 
 
-@dataclass(frozen=True)
 class Timestamp:
-    """A parsed value: a calendar date (precision kept) or an offset-aware datetime."""
+    """A parsed value: a calendar date (precision kept) or an offset-aware datetime.
 
-    value: date | datetime
+    Compares and hashes by its value. ``iso`` may be given when the caller already knows the
+    normalised text (the common case of a value stored in normal form), to spare formatting it.
+    """
+
+    __slots__ = ("_iso", "value")
+
+    def __init__(self, value: date | datetime, iso: str | None = None) -> None:
+        self.value = value
+        self._iso = iso
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Timestamp) and self.value == other.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"Timestamp({self.isoformat()!r})"
 
     @property
     def date_only(self) -> bool:
@@ -66,7 +81,9 @@ class Timestamp:
 
     def isoformat(self) -> str:
         """The normalised form upstream stores and uses in cursors."""
-        return self.value.isoformat()
+        if self._iso is None:
+            self._iso = self.value.isoformat()
+        return self._iso
 
     def sort_key(self) -> tuple[int, float]:
         """Upstream's ordering key: every datetime sorts after every date-only value."""
@@ -115,9 +132,12 @@ def parse(raw: object) -> Timestamp:
     if _CANONICAL.fullmatch(text):
         # the form every writer produces; every supported Python parses it the same, in C
         try:
-            return Timestamp(datetime.fromisoformat(text))
+            value = datetime.fromisoformat(text)
         except ValueError:
             raise TimestampError(INVALID) from None
+        # seconds precision with a real offset is already the normal form
+        normal = len(text) == 25 and not text.endswith("-00:00")
+        return Timestamp(value, text if normal else None)
     match = _DATETIME.fullmatch(text)
     if match is None:
         basic = re.fullmatch(r"([0-9]{4})([0-9]{2})([0-9]{2})", text, re.ASCII)
