@@ -14,6 +14,7 @@ from continuity_checks.core.config import Config
 from continuity_checks.core.family import Change, Claimed, CommitContext, Family, FileInput
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import matches
+from continuity_checks.core.parallel import split_map, usable_cpus
 
 if TYPE_CHECKING:
     from continuity_checks.core.git import RawChange
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 64 * 1024
+PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
+
+_Partial = tuple[list[Finding], list[list[Claimed]]]
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
 
 
@@ -111,11 +115,12 @@ def check(
     *,
     all_files: bool = False,
     only: tuple[str, ...] | None = None,
+    jobs: int | None = None,
 ) -> Report:
-    """File mode: check the given paths (or every file with ``all_files``)."""
+    """File mode: check the given paths (or every file with ``all_files``). ``jobs`` processes
+    share a large batch (default: one per usable CPU from PARALLEL_FROM files on)."""
     root = Path(os.path.abspath(root))
     families = checks.build(config, only)
-    report = Report()
     if all_files:
         candidates = walk(root, config.exclude)
     else:
@@ -124,25 +129,41 @@ def check(
             rel = relative(root, given)
             if rel is not None and not matches(rel, config.exclude):
                 candidates.append(rel)
-    claimed: dict[str, list[Claimed]] = {f.name: [] for f in families}
-    findings: list[Finding] = []
+    work: list[tuple[str, tuple[tuple[int, str], ...]]] = []
     for path in dict.fromkeys(candidates):
-        owners = [(f, kind) for f in families if (kind := f.claims(path)) is not None]
-        if not owners:
-            continue
-        report.files += 1
-        data = read(root, path, config.max_file_bytes)
-        if isinstance(data, Finding):
-            findings.append(data)
-            continue
-        for family, kind in owners:
-            claimed[family.name].append(Claimed(path, kind))
-            findings.extend(family.check_file(FileInput(path, kind, root, data)))
-    for family in families:
-        if claimed[family.name]:
-            findings.extend(family.check_tree(root, claimed[family.name]))
-    report.findings = apply_severity(config, findings)
-    return report
+        owners = tuple(
+            (index, kind)
+            for index, family in enumerate(families)
+            if (kind := family.claims(path)) is not None
+        )
+        if owners:
+            work.append((path, owners))
+
+    def check_files(part: Sequence[tuple[str, tuple[tuple[int, str], ...]]]) -> _Partial:
+        findings: list[Finding] = []
+        claimed: list[list[Claimed]] = [[] for _ in families]
+        for path, owners in part:
+            data = read(root, path, config.max_file_bytes)
+            if isinstance(data, Finding):
+                findings.append(data)
+                continue
+            for index, kind in owners:
+                claimed[index].append(Claimed(path, kind))
+                findings.extend(families[index].check_file(FileInput(path, kind, root, data)))
+        return findings, claimed
+
+    if jobs is None:
+        jobs = usable_cpus() if len(work) >= PARALLEL_FROM else 1
+    findings: list[Finding] = []
+    claimed: list[list[Claimed]] = [[] for _ in families]
+    for part_findings, part_claimed in split_map(check_files, work, jobs):
+        findings.extend(part_findings)
+        for index, items in enumerate(part_claimed):
+            claimed[index].extend(items)
+    for index, family in enumerate(families):
+        if claimed[index]:
+            findings.extend(family.check_tree(root, claimed[index]))
+    return Report(findings=apply_severity(config, findings), files=len(work))
 
 
 def verify(

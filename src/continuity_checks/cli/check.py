@@ -24,6 +24,12 @@ from continuity_checks.core.config import ConfigError
 @click.option(
     "--all", "all_files", is_flag=True, help="Check every continuity file under the root."
 )
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes for a large batch (default: one per CPU from 2,000 files on).",
+)
 @root_option
 @config_option
 @family_option
@@ -31,6 +37,7 @@ from continuity_checks.core.config import ConfigError
 def check(
     paths: tuple[str, ...],
     all_files: bool,
+    jobs: int | None,
     root: Path,
     config_path: Path | None,
     families: tuple[str, ...],
@@ -46,7 +53,9 @@ def check(
         raise fail("nothing to check", "give file paths, or --all to check every file under --root")
     config = load_config(root, config_path)
     try:
-        report = engine.check(root, config, paths, all_files=all_files, only=only(families))
+        report = engine.check(
+            root, config, paths, all_files=all_files, only=only(families), jobs=jobs
+        )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
     raise click.exceptions.Exit(emit(report, fmt))
