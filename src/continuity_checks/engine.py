@@ -51,7 +51,10 @@ def walk(root: Path, exclude: Sequence[str]) -> list[str]:
         dirnames[:] = sorted(
             d for d in dirnames if d not in SKIP_DIRS and not matches(prefix + d, exclude)
         )
-        found.extend(prefix + f for f in filenames if not matches(prefix + f, exclude))
+        if exclude:
+            found.extend(prefix + f for f in filenames if not matches(prefix + f, exclude))
+        else:
+            found.extend(prefix + f for f in filenames)
     return sorted(found)
 
 

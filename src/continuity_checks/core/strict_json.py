@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from continuity_checks.core import core_rules as cc
@@ -49,24 +50,28 @@ def _constant(name: str) -> object:
 
 
 _decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
-_plain_decoder = json.JSONDecoder()
+# the C scanner behind json.loads: one value from an index, no hooks
+_scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-@dataclass
 class Document:
     """A parsed JSON value and the text it came from.
 
-    ``first_line`` is the line of the text's first character in its file (JSONL records).
+    ``first_line`` is the line of the text's first character in its file (JSONL records);
+    ``compact`` says the text is the compact encoding of the value (``COMPACT``), optionally
+    followed by one newline. Positions are computed on the first request.
     """
 
-    text: str
-    value: object
-    first_line: int = 1
-    compact: bool = False
-    """The text is the compact encoding of the value (``COMPACT``), optionally plus one newline."""
-    _positions: dict[str, int] | None = field(default=None, repr=False)
-    _line_starts: list[int] | None = field(default=None, repr=False)
+    __slots__ = ("_line_starts", "_positions", "compact", "first_line", "text", "value")
+
+    def __init__(self, text: str, value: object, first_line: int = 1, compact: bool = False):
+        self.text = text
+        self.value = value
+        self.first_line = first_line
+        self.compact = compact
+        self._positions: dict[str, int] | None = None
+        self._line_starts: list[int] | None = None
 
     def line_col(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:
@@ -129,18 +134,17 @@ def parse(
     hold no duplicate key (the encoding would be shorter), no escape and no odd number form, so
     the hooks of the strict decoder are not needed. Everything else takes the strict path.
     """
-    doc = Document(text, None, first_line)
     if "NaN" not in text and "Infinity" not in text:
         try:
-            value = _plain_decoder.decode(text)
+            value, end = _scan_once(text, 0)
             encoded = COMPACT.encode(value)
-        except (ValueError, RecursionError):
+        except (StopIteration, ValueError, RecursionError):
             pass  # the strict path below says what is wrong, and where
         else:
-            if encoded == text or (text.endswith("\n") and encoded == text[:-1]):
-                doc.value, doc.compact = value, True
-                if text.count("[") + text.count("{") <= max_depth:
-                    return doc
+            compact = encoded == text or (end == len(text) - 1 and encoded + "\n" == text)
+            if compact and text.count("[") + text.count("{") <= max_depth:
+                return Document(text, value, first_line, True)
+    doc = Document(text, None, first_line)
     try:
         doc.value = _decoder.decode(text)
     except json.JSONDecodeError as exc:
