@@ -83,8 +83,8 @@ HOOKS: tuple[Hook, ...] = (
         id="continuity-check",
         name="continuity check",
         description=(
-            "Check the continuity files of every family in the staged files: schema, structure, "
-            "hashes, cross-references. Files no family claims are ignored."
+            "Check the continuity files of every family in the staged files: strict JSON, schema, "
+            "file names, cross-file consistency. Files no family claims are ignored."
         ),
         entry="continuity check",
         # No `files` or `types` filter: deltas, legacy .jsonl, AGENTS.md, stray *.tmp files and the
