@@ -50,14 +50,19 @@ class Commit:
 
 @dataclass
 class Change:
-    """One claimed path that a commit added (``A``), modified (``M``) or deleted (``D``)."""
+    """One claimed path that a commit added (``A``), modified (``M``) or deleted (``D``).
+
+    ``old()`` and ``new()`` are the bytes of the two versions: None when the version does not
+    exist (``old_blob``/``new_blob`` is None), and also when it does but is larger than
+    ``limits.max-file-bytes``: it is not read, and the engine reports CC008 for it.
+    """
 
     path: str
     kind: str
     status: str
     old_blob: str | None
     new_blob: str | None
-    _read: Callable[[str], bytes] = field(repr=False, compare=False)
+    _read: Callable[[str], bytes | None] = field(repr=False, compare=False)
 
     def old(self) -> bytes | None:
         return None if self.old_blob is None else self._read(self.old_blob)

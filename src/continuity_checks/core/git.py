@@ -25,12 +25,16 @@ import os
 import re
 import subprocess
 import tempfile
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 from continuity_checks.core.family import Commit
 
@@ -54,8 +58,13 @@ _GITLINK = "160000"
 _TRAILER_SEPARATOR = "\x1f"
 _CACHE_BYTES = 32 * 1024 * 1024
 _CACHE_ITEM_BYTES = 4 * 1024 * 1024
-_PIPELINE = 200  # requests per round: 200 x 65 bytes < 16 KiB, the smallest pipe buffer
+#: Requests sent to cat-file and not yet answered, at most: 200 x 65 bytes < 16 KiB, the smallest
+#: pipe buffer, so a write of requests never blocks while cat-file waits for its answers to be read.
+_IN_FLIGHT = 200
+_BATCH_BLOBS = _IN_FLIGHT // 2  # one batch is read while the next one's blobs are in flight
 _BATCH_COMMITS = 128
+_DISCARD_CHUNK = 1 << 20
+_PIPE_BYTES = 1 << 20  # the default /proc/sys/fs/pipe-max-size
 
 #: What a range excludes: one base commit, several (new-branch push: every remote-tracking
 #: tip), or nothing (every commit reachable from HEAD).
@@ -71,9 +80,9 @@ class GitError(Exception):
         self.hint = hint
 
 
-@dataclass(frozen=True)
-class RawChange:
-    """One path a commit changed: ``A`` added, ``M`` modified, ``D`` deleted (blob ids or None)."""
+class RawChange(NamedTuple):
+    """One path a commit changed: ``A`` added, ``M`` modified, ``D`` deleted (blob ids or None).
+    A tuple: one is made for every changed path of every commit of the range."""
 
     path: str
     status: str
@@ -135,7 +144,7 @@ def parse_range(spec: str) -> tuple[str | None, str]:
 class Repository:
     """The repository that contains ``root``; a context manager that ends its git processes."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_blob_bytes: int | None = None) -> None:
         try:
             import git
         except ImportError as exc:  # GitPython refuses to import without a git executable
@@ -155,6 +164,11 @@ class Repository:
         self._cat: subprocess.Popen[bytes] | None = None
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._cached_bytes = 0
+        self._max_blob_bytes = max_blob_bytes
+        #: Blobs larger than ``max_blob_bytes`` (id -> size): their contents were never kept.
+        self.oversized: dict[str, int] = {}
+        self._asked: deque[str] = deque()  # requests sent to cat-file, oldest first, not answered
+        self._asked_set: set[str] = set()
 
     # --- life cycle -----------------------------------------------------------------------------
 
@@ -236,10 +250,10 @@ class Repository:
     ) -> Iterator[tuple[Commit, list[RawChange]]]:
         """Every commit of the range, oldest first (parents before children), with its changes.
 
-        With ``prefetch``, commits are read ahead in small batches and both versions of each
-        modified path it accepts are fetched in one pipelined exchange with cat-file per batch,
-        so that :meth:`read_blob` mostly answers from memory instead of paying a round trip
-        each time. Added and deleted files are read on demand.
+        With ``prefetch``, commits are read ahead in small batches, and the blob ids of both
+        versions of each modified path it accepts are sent to cat-file one batch ahead: while
+        the caller works on one batch, cat-file is already reading the next one's blobs, and
+        :meth:`read_blob` mostly answers from memory. Added and deleted files are read on demand.
         """
         revs = [head]
         if isinstance(base, str):
@@ -257,6 +271,7 @@ class Repository:
                 stderr=stderr,
                 cwd=self.top,
             )
+            _widen(process.stdout)
             try:
                 assert process.stdin is not None and process.stdout is not None
                 process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
@@ -265,9 +280,7 @@ class Repository:
                 if prefetch is None:
                     yield from commits
                 else:
-                    for batch, blobs in _batches(commits, prefetch):
-                        self._prefetch(blobs)
-                        yield from batch
+                    yield from self._ahead(_batches(commits, prefetch))
                 if process.wait() != 0:
                     stderr.seek(0)
                     message = _first_line(stderr.read().decode("utf-8", "replace"))
@@ -275,19 +288,42 @@ class Repository:
             finally:
                 _stop(process)
 
+    def _ahead(
+        self, batches: Iterator[tuple[list[tuple[Commit, list[RawChange]]], list[str]]]
+    ) -> Iterator[tuple[Commit, list[RawChange]]]:
+        """The commits of ``batches``, each batch yielded once its blobs are in memory and the
+        next batch's blobs have been asked for."""
+        pending: list[tuple[Commit, list[RawChange]]] | None = None
+        for batch, blobs in batches:
+            self._request(blobs)
+            if pending is not None:
+                yield from pending
+            pending = batch
+        if pending is not None:
+            yield from pending
+
     # --- blobs ----------------------------------------------------------------------------------
 
-    def read_blob(self, sha: str) -> bytes:
-        """The contents of one blob, through the persistent ``git cat-file --batch``."""
+    def read_blob(self, sha: str) -> bytes | None:
+        """The contents of one blob, through the persistent ``git cat-file --batch``; None when
+        it is larger than ``max_blob_bytes`` (its size is then in :attr:`oversized`)."""
         cached = self._cache.get(sha)
         if cached is not None:
             self._cache.move_to_end(sha)
             return cached
+        if sha in self.oversized:
+            return None
         if not _HEX.fullmatch(sha):
             raise GitError(f"not a blob id: {sha!r}", RANGE_HINT)
-        data = self._cat_file(sha)
-        self._remember(sha, data)
-        return data
+        if sha not in self._asked_set:
+            self._send([sha])
+        while self._asked:
+            received, data = self._receive()
+            if received == sha:
+                if data is None and sha not in self.oversized:
+                    raise GitError(f"cannot read blob {sha}: not in the repository", FETCH_HINT)
+                return data
+        raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT)
 
     def _remember(self, sha: str, data: bytes) -> None:
         if len(data) > _CACHE_ITEM_BYTES:
@@ -298,40 +334,40 @@ class Repository:
             _, dropped = self._cache.popitem(last=False)
             self._cached_bytes -= len(dropped)
 
-    def _prefetch(self, shas: Iterable[str]) -> None:
-        """Read many blobs with one write of requests and one pass over the answers. The
-        requests of one round stay below the smallest pipe buffer, so neither side can block."""
-        wanted = [s for s in dict.fromkeys(shas) if s not in self._cache and _HEX.fullmatch(s)]
-        for start in range(0, len(wanted), _PIPELINE):
-            round_ = wanted[start : start + _PIPELINE]
-            cat = self._cat_process()
-            assert cat.stdin is not None
-            try:
-                cat.stdin.write("".join(s + "\n" for s in round_).encode("ascii"))
-                cat.stdin.flush()
-            except OSError:
-                raise GitError("cannot read blobs: git cat-file stopped", FETCH_HINT) from None
-            for sha in round_:
-                data = self._answer(sha)
-                if data is not None:  # a missing blob fails later, in read_blob
-                    self._remember(sha, data)
+    def _request(self, shas: Iterable[str]) -> None:
+        """Ask cat-file for the blobs not in memory yet, without waiting for the answers: they
+        are read (into the cache) by the next :meth:`read_blob` that needs one of them, or by
+        this method when too many requests would be in flight."""
+        wanted = [
+            s
+            for s in dict.fromkeys(shas)
+            if s not in self._cache
+            and s not in self._asked_set
+            and s not in self.oversized
+            and _HEX.fullmatch(s)
+        ]
+        for start in range(0, len(wanted), _BATCH_BLOBS):
+            self._send(wanted[start : start + _BATCH_BLOBS])
 
-    def _cat_file(self, sha: str) -> bytes:
+    def _send(self, shas: list[str]) -> None:
+        """Write requests, first reading answers while the pipe could not take them all."""
+        while self._asked and len(self._asked) + len(shas) > _IN_FLIGHT:
+            self._receive()
         cat = self._cat_process()
         assert cat.stdin is not None
         try:
-            cat.stdin.write(sha.encode("ascii") + b"\n")
+            cat.stdin.write("".join(s + "\n" for s in shas).encode("ascii"))
             cat.stdin.flush()
         except OSError:
-            raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT) from None
-        data = self._answer(sha)
-        if data is None:
-            raise GitError(f"cannot read blob {sha}: not in the repository", FETCH_HINT)
-        return data
+            raise GitError("cannot read blobs: git cat-file stopped", FETCH_HINT) from None
+        self._asked.extend(shas)
+        self._asked_set.update(shas)
 
-    def _answer(self, sha: str) -> bytes | None:
-        """Read cat-file's answer to one request: the blob, or None when ``sha`` names no blob
-        (missing, ambiguous, or another kind of object, whose body is skipped)."""
+    def _receive(self) -> tuple[str, bytes | None]:
+        """Read the answer to the oldest request in flight: the blob, kept in the cache, or None
+        when it names no blob (missing, ambiguous, another kind of object) or is too large."""
+        sha = self._asked.popleft()
+        self._asked_set.discard(sha)
         cat = self._cat_process()
         assert cat.stdout is not None
         try:
@@ -339,17 +375,31 @@ class Repository:
             fields = header.split()
             if len(fields) != 3:
                 if fields[:1] == [sha.encode("ascii")]:
-                    return None  # "<sha> missing" or "<sha> ambiguous"
+                    return sha, None  # "<sha> missing" or "<sha> ambiguous"
                 raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT)
             size = int(fields[2])
+            if fields[0] != sha.encode("ascii"):
+                raise ValueError(header)
+            limit = self._max_blob_bytes
+            if limit is not None and size > limit:
+                _discard(cat.stdout, size + 1)
+                if fields[1] == b"blob":
+                    self.oversized[sha] = size
+                return sha, None
             data = cat.stdout.read(size + 1)
         except (OSError, ValueError):
-            raise GitError(f"cannot read blob {sha}: git cat-file stopped", FETCH_HINT) from None
-        if len(data) != size + 1 or fields[0] != sha.encode("ascii"):
+            raise GitError(
+                f"cannot read blob {sha}: unexpected answer from git cat-file", FETCH_HINT
+            ) from None
+        if len(data) != size + 1:
             raise GitError(
                 f"cannot read blob {sha}: unexpected answer from git cat-file", FETCH_HINT
             )
-        return data[:size] if fields[1] == b"blob" else None
+        if fields[1] != b"blob":
+            return sha, None
+        blob = data[:size]
+        self._remember(sha, blob)
+        return sha, blob
 
     def _cat_process(self) -> subprocess.Popen[bytes]:
         if self._cat is None:
@@ -359,8 +409,30 @@ class Repository:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,  # a failure shows as a "missing" answer or EOF
                 cwd=self.top,
+                bufsize=1 << 16,
             )
+            _widen(self._cat.stdout)
         return self._cat
+
+
+def _widen(stream: IO[bytes] | None) -> None:
+    """Let git write up to _PIPE_BYTES ahead of us (Linux; elsewhere the pipe keeps its size):
+    with the default 64 KiB, cat-file stops after a few blobs until they are read, and each
+    later answer costs a round of wake-ups."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if stream is None or set_size is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(stream.fileno(), set_size, _PIPE_BYTES)
+
+
+def _discard(stream: IO[bytes], size: int) -> None:
+    """Read and drop ``size`` bytes, a chunk at a time."""
+    while size > 0:
+        chunk = stream.read(min(size, _DISCARD_CHUNK))
+        if not chunk:
+            raise ValueError("end of output")
+        size -= len(chunk)
 
 
 def _global_args(git_dir: Path) -> list[str]:
@@ -372,7 +444,7 @@ def _batches(
     commits: Iterator[tuple[Commit, list[RawChange]]], prefetch: Callable[[str], bool]
 ) -> Iterator[tuple[list[tuple[Commit, list[RawChange]]], list[str]]]:
     """Commits in groups of up to _BATCH_COMMITS, each with the blob ids of both versions of
-    the modified paths ``prefetch`` accepts (about _PIPELINE of them at most)."""
+    the modified paths ``prefetch`` accepts (about _BATCH_BLOBS of them at most)."""
     batch: list[tuple[Commit, list[RawChange]]] = []
     blobs: list[str] = []
     for item in commits:
@@ -380,7 +452,7 @@ def _batches(
         for change in item[1]:
             if change.status == "M" and prefetch(change.path):
                 blobs += (change.old_blob or "", change.new_blob or "")
-        if len(batch) >= _BATCH_COMMITS or len(blobs) >= _PIPELINE:
+        if len(batch) >= _BATCH_COMMITS or len(blobs) >= _BATCH_BLOBS:
             yield batch, blobs
             batch, blobs = [], []
     if batch:
