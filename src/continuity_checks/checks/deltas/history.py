@@ -6,7 +6,11 @@
   (``ownership = "trailer"``). Creations are free in the default mode. Deletions are left to
   DL206, changes of frozen files to DL207.
 - Content (DL204, DL205): a modified delta keeps started_at, source and conversation_id, and its
-  updated_at does not go back. Versions that do not parse are skipped: file mode reports them.
+  updated_at does not go back. Versions that are not strict JSON objects are skipped: file mode
+  reports them. History only needs four fields of each version, so it reads them with its own
+  loader (:func:`load_object`): the C decoder and the same strictness as ``strict_json.load``,
+  without what only file mode needs (positions, the compact-form proof); positions are computed
+  only for a finding.
 - Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
   one commit, with identical bytes.
 - Legacy history (DL209): read-only once it has content, or append-only by configuration.
@@ -17,7 +21,7 @@ from __future__ import annotations
 import json
 import posixpath
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -55,13 +59,14 @@ class Touch:
 def check_commit(family: DeltasFamily, context: CommitContext) -> list[Finding]:
     sha = context.commit.sha
     deltas = [c for c in context.changes if c.kind == "delta"]
-    freezes = _freezes(deltas)
+    freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
     findings = _ownership(family.ownership, context.commit, deltas, freezes)
     for change in deltas:
         findings.extend(_delta(family, change, freezes, sha))
-    for change in context.changes:
-        if change.kind == "legacy":
-            findings.extend(_legacy(family.legacy_mode, change, sha))
+    if len(deltas) < len(context.changes):
+        for change in context.changes:
+            if change.kind == "legacy":
+                findings.extend(_legacy(family.legacy_mode, change, sha))
     return findings
 
 
@@ -83,6 +88,12 @@ def _freezes(deltas: list[Change]) -> dict[str, Change]:
 
 
 # --- ownership ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1024)
+def _named(values: tuple[str, ...]) -> frozenset[str]:
+    """The paths a commit's trailer values name."""
+    return frozenset(n for v in values if (n := normalise_trailer_path(v)))
 
 
 def normalise_trailer_path(value: str) -> str:
@@ -119,8 +130,10 @@ def _ownership(
 ) -> list[Finding]:
     if mode == "off" or not deltas:
         return []
+    named = _named(commit.trailers.get(TRAILER, ()))
+    if named and all(c.path in named for c in deltas if c.status != "D"):
+        return []  # the common case: the commit names every delta it touches
     touches = _touches(deltas, freezes)
-    named = {n for v in commit.trailers.get(TRAILER, ()) if (n := normalise_trailer_path(v))}
     if named:
         listed = ", ".join(sorted(named))
         return [
@@ -188,11 +201,12 @@ def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Findin
     if change.status == "M":
         if change.old_blob == change.new_blob:
             return []
-        line = first_difference_line(change.old() or b"", change.new() or b"")
+        line = _difference_line(change.old(), change.new())
         return [
             dl.FROZEN_CHANGED.finding(
                 change.path,
-                f"expected the frozen bytes unchanged, found them changed at line {line}",
+                "expected the frozen bytes unchanged, found them changed"
+                + (f" at line {line}" if line else ""),
                 line=line,
                 commit=sha,
             )
@@ -200,38 +214,126 @@ def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Findin
     source = freezes.get(change.path)
     if source is None or source.old_blob == change.new_blob:
         return []
-    old, new = source.old() or b"", change.new() or b""
-    line = first_difference_line(old, new)
+    line = _difference_line(source.old(), change.new())
     return [
         dl.BAD_FREEZE.finding(
             change.path,
             f"expected the bytes of {source.path} (deleted in this commit), "
-            f"found different bytes from line {line}",
+            + (f"found different bytes from line {line}" if line else "found different bytes"),
             line=line,
             commit=sha,
         )
     ]
 
 
-def _object(data: bytes | None, max_depth: int) -> strict_json.Document | None:
-    if data is None:
+def _difference_line(old: bytes | None, new: bytes | None) -> int | None:
+    """Where two versions with different blob ids first differ; None when one of them is too
+    large to read (the engine reports CC008 for it)."""
+    if old is None or new is None:
         return None
-    doc = strict_json.load(data, max_depth=max_depth)
-    if isinstance(doc, strict_json.Document) and isinstance(doc.value, dict):
-        return doc
-    return None
+    return first_difference_line(old, new)
+
+
+class _NotStrict(Exception):
+    """A duplicate key or a non-standard constant: what strict_json rejects and json accepts."""
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _NotStrict
+    return result
+
+
+def _constant(name: str) -> object:
+    raise _NotStrict
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+
+
+def load_object(data: bytes, max_depth: int) -> tuple[str, dict[str, object]] | None:
+    """The text and value of ``data`` when it is a JSON object that ``strict_json.load`` accepts
+    (no BOM, UTF-8, RFC 8259 syntax, each key once, no NaN/Infinity, nesting within
+    ``max_depth``, no unpaired surrogate escape), else None. Tests keep the two in agreement."""
+    if data.startswith(strict_json.UTF8_BOM):
+        return None
+    try:
+        text = data.decode("utf-8")
+        value = _DECODER.decode(text)
+    except (ValueError, _NotStrict, RecursionError):  # JSONDecodeError, UnicodeDecodeError: too
+        return None
+    if not isinstance(value, dict):
+        return None
+    if _more_brackets(data, max_depth) and _too_deep(value, max_depth):
+        return None
+    if b"\\" in data and b"\\u" in data and _lone_surrogate(value):
+        return None
+    return text, value
+
+
+def _more_brackets(data: bytes, limit: int) -> bool:
+    """Whether ``data`` holds more than ``limit`` of ``[`` and ``{``: nesting deeper than
+    ``limit`` needs that many. Found by memchr rather than counted, since there are few."""
+    count = 0
+    for bracket in (b"[", b"{"):
+        at = data.find(bracket)
+        while at >= 0:
+            count += 1
+            if count > limit:
+                return True
+            at = data.find(bracket, at + 1)
+    return False
+
+
+def _too_deep(value: object, max_depth: int) -> bool:
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Iterable[object] = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > max_depth:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _lone_surrogate(value: object) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            strings: Iterable[str] = (node,)
+        elif isinstance(node, dict):
+            strings = node.keys()
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+            continue
+        else:
+            continue
+        for text in strings:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
 
 
 # Parsed versions by blob id: the new version of one commit is the old version of the next one
 # that touches the same delta. A blob id names its bytes, so entries never go stale.
-_DOCUMENTS: OrderedDict[tuple[str, int], strict_json.Document | None] = OrderedDict()
+_Parsed = tuple[str, dict[str, object]]
+_DOCUMENTS: OrderedDict[tuple[str, int], _Parsed | None] = OrderedDict()
 _DOCUMENTS_KEPT = 256
 _DOCUMENT_CACHE_LIMIT = 64 * 1024
 
 
-def _document(
-    blob: str | None, read: Callable[[], bytes | None], max_depth: int
-) -> strict_json.Document | None:
+def _document(blob: str | None, read: Callable[[], bytes | None], max_depth: int) -> _Parsed | None:
+    """The text and object of one version, or None (absent, too large, not a strict object)."""
     if blob is None:
         return None
     key = (blob, max_depth)
@@ -239,12 +341,19 @@ def _document(
         _DOCUMENTS.move_to_end(key)
         return _DOCUMENTS[key]
     data = read()
-    doc = _object(data, max_depth)
-    if data is not None and len(data) <= _DOCUMENT_CACHE_LIMIT:
-        _DOCUMENTS[key] = doc
+    if data is None:
+        return None
+    parsed = load_object(data, max_depth)
+    if len(data) <= _DOCUMENT_CACHE_LIMIT:
+        _DOCUMENTS[key] = parsed
         if len(_DOCUMENTS) > _DOCUMENTS_KEPT:
             _DOCUMENTS.popitem(last=False)
-    return doc
+    return parsed
+
+
+def _position(text: str, pointer: str) -> tuple[int, int]:
+    """Line and column of the value at ``pointer`` (computed only for a finding)."""
+    return strict_json.Document(text=text, value=None).position(pointer)
 
 
 def _time(value: object) -> Timestamp | None:
@@ -257,6 +366,13 @@ def _parse_time(value: str) -> Timestamp | None:
         return timestamps.parse(value)
     except TimestampError:
         return None
+
+
+@lru_cache(maxsize=4096)
+def _sort_key(value: str) -> tuple[int, float] | None:
+    """DeltaLayer's ordering key of a time, or None when it does not parse."""
+    parsed = _parse_time(value)
+    return None if parsed is None else parsed.sort_key()
 
 
 def _show(value: object) -> str:
@@ -285,30 +401,35 @@ def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
     new = _document(change.new_blob, change.new, max_depth)
     if old is None or new is None:
         return []
-    assert isinstance(old.value, dict) and isinstance(new.value, dict)
+    text, after_value = new
+    before_value = old[1]
     findings = []
     for key in IDENTITY_KEYS:
-        before, after = old.value.get(key, _MISSING), new.value.get(key, _MISSING)
-        if _identity_changed(key, before, after):
-            line, column = new.position("/" + key)
-            findings.append(
-                dl.TAKEOVER.finding(
-                    change.path,
-                    f"expected {key} to stay {_show(before)}, found {_show(after)}",
-                    line=line,
-                    column=column,
-                    pointer="/" + key,
-                    commit=sha,
-                )
+        before, after = before_value.get(key, _MISSING), after_value.get(key, _MISSING)
+        if before is after or not _identity_changed(key, before, after):
+            continue
+        line, column = _position(text, "/" + key)
+        findings.append(
+            dl.TAKEOVER.finding(
+                change.path,
+                f"expected {key} to stay {_show(before)}, found {_show(after)}",
+                line=line,
+                column=column,
+                pointer="/" + key,
+                commit=sha,
             )
-    previous, current = _time(old.value.get("updated_at")), _time(new.value.get("updated_at"))
-    if previous is not None and current is not None and current.sort_key() < previous.sort_key():
-        line, column = new.position("/updated_at")
+        )
+    previous, current = before_value.get("updated_at"), after_value.get("updated_at")
+    if previous == current or not isinstance(previous, str) or not isinstance(current, str):
+        return findings
+    previous_key, current_key = _sort_key(previous), _sort_key(current)
+    if previous_key is not None and current_key is not None and current_key < previous_key:
+        line, column = _position(text, "/updated_at")
         findings.append(
             dl.UPDATED_WENT_BACK.finding(
                 change.path,
-                f"expected updated_at at or after {previous.isoformat()}, "
-                f"found {current.isoformat()}",
+                f"expected updated_at at or after {_isoformat(previous)}, "
+                f"found {_isoformat(current)}",
                 line=line,
                 column=column,
                 pointer="/updated_at",
@@ -316,6 +437,11 @@ def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
             )
         )
     return findings
+
+
+def _isoformat(value: str) -> str:
+    parsed = _parse_time(value)
+    return value if parsed is None else parsed.isoformat()
 
 
 # --- legacy history ----------------------------------------------------------------------------
@@ -344,12 +470,19 @@ def first_difference_line(old: bytes, new: bytes) -> int:
 def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
     if change.status == "A":
         return []
-    old = change.old() or b""
-    if not old:
+    old = change.old()
+    if old == b"":
         return []  # nothing recorded yet, nothing to protect
     if change.status == "D":
         return [_rewritten(change.path, "found the file deleted", None, sha, mode)]
-    new = change.new() or b""
+    if change.old_blob == change.new_blob:
+        return []
+    new = change.new()
+    if old is None or new is None:
+        # a version too large to read (CC008): without its bytes only read-only can be judged
+        if mode == "append-only":
+            return []
+        return [_rewritten(change.path, "found the file changed", None, sha, mode)]
     if new == old:
         return []
     prefix = common_prefix_length(old, new)
