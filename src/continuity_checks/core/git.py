@@ -276,7 +276,7 @@ class Repository:
                 assert process.stdin is not None and process.stdout is not None
                 process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
                 process.stdin.close()
-                commits = parse_log(_tokens(process.stdout))
+                commits = parse_log(_chunks(process.stdout))
                 if prefetch is None:
                     yield from commits
                 else:
@@ -478,72 +478,93 @@ def _stop(process: subprocess.Popen[Any]) -> None:
         process.wait()
 
 
-def _tokens(stream: IO[bytes], chunk_size: int = 1 << 16) -> Iterator[bytes]:
-    """The NUL-separated fields of ``git log -z`` output, read in chunks as they arrive."""
+def _chunks(stream: IO[bytes], chunk_size: int = 1 << 16) -> Iterator[bytes]:
+    """The output of a process as it arrives."""
     fd = stream.fileno()
-    rest = b""
-    while True:
-        chunk = os.read(fd, chunk_size)
-        if not chunk:
-            break
-        parts = (rest + chunk).split(b"\0")
-        rest = parts.pop()
-        yield from parts
-    if rest:
-        yield rest
+    while chunk := os.read(fd, chunk_size):
+        yield chunk
 
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
 
-def parse_log(tokens: Iterator[bytes]) -> Iterator[tuple[Commit, list[RawChange]]]:
-    """Commits and their raw changes from the tokens of ``git log -z --raw`` with our format.
+def parse_log(chunks: Iterable[bytes]) -> Iterator[tuple[Commit, list[RawChange]]]:
+    """Commits and their raw changes from the output of ``git log -z --raw`` with our format,
+    given in chunks of any size.
 
-    A commit starts with a fixed number of header tokens; each raw entry is a token starting with
-    ``:`` (one per parent for a combined merge diff) followed by one path token. Empty tokens
-    between commits are separators.
+    The output is a sequence of NUL-terminated tokens. A commit starts with a fixed number of
+    header tokens; each raw entry is a token starting with ``:`` (one per parent for a combined
+    merge diff) followed by one path token. Empty tokens between commits are separators.
     """
     commit: Commit | None = None
     changes: list[RawChange] = []
-    for token in tokens:
-        entry = token.lstrip(b"\n")
-        if commit is not None and entry.startswith(b":"):
-            change = _raw_change(entry, next(tokens, b""))
-            if change is not None:
-                changes.append(change)
-            continue
-        if not entry:
-            continue
-        if commit is not None:
-            yield commit, changes
-        commit = _commit(entry, [next(tokens, b"") for _ in range(_HEADER_TOKENS - 1)])
-        changes = []
+    tokens: list[bytes] = []  # complete tokens not used yet
+    rest = b""  # the start of a token whose NUL has not arrived yet
+    for final, chunk in _with_end(chunks):
+        if final:
+            tokens += [rest] if rest else []
+            tokens += [b""] * _HEADER_TOKENS  # what a truncated output lacks, as git.py always did
+        else:
+            parts = (rest + chunk).split(b"\0")
+            rest = parts.pop()
+            tokens += parts
+        i, n = 0, len(tokens) - (_HEADER_TOKENS if final else 0)
+        while i < n:
+            token = tokens[i]
+            if token[:1] == b"\n":
+                token = token.lstrip(b"\n")
+            if commit is not None and token[:1] == b":":
+                if i + 2 > len(tokens):
+                    break  # the path has not arrived yet
+                change = _raw_change(token, tokens[i + 1])
+                if change is not None:
+                    changes.append(change)
+                i += 2
+            elif not token:
+                i += 1
+            elif i + _HEADER_TOKENS > len(tokens):
+                break  # the header has not arrived in full yet
+            else:
+                if commit is not None:
+                    yield commit, changes
+                commit = _commit(token, tokens[i + 1 : i + _HEADER_TOKENS])
+                changes = []
+                i += _HEADER_TOKENS
+        del tokens[:i]
     if commit is not None:
         yield commit, changes
+
+
+def _with_end(chunks: Iterable[bytes]) -> Iterator[tuple[bool, bytes]]:
+    for chunk in chunks:
+        yield False, chunk
+    yield True, b""
 
 
 def _commit(sha: bytes, rest: list[bytes]) -> Commit:
     parents = tuple(_text(rest[0]).split())
     trailers: dict[str, tuple[str, ...]] = {}
     for key, raw in zip(TRAILER_KEYS, rest[1:-1], strict=True):
-        values = tuple(v.strip() for v in _text(raw).split(_TRAILER_SEPARATOR) if v.strip())
-        if values:
-            trailers[key] = values
+        if raw:
+            values = tuple(v.strip() for v in _text(raw).split(_TRAILER_SEPARATOR) if v.strip())
+            if values:
+                trailers[key] = values
     return Commit(_text(sha), parents, _text(rest[-1]), trailers)
+
+
+_ABSENT = (_NO_FILE.encode("ascii"), _GITLINK.encode("ascii"))
 
 
 def _raw_change(meta: bytes, path: bytes) -> RawChange | None:
     """One raw diff entry: ``:old new oldsha newsha S`` or, for a merge with N parents, N
     colons, N+1 modes, N+1 ids and N status letters. Old is the first parent's version."""
     colons = len(meta) - len(meta.lstrip(b":"))
-    fields = meta[colons:].decode("ascii", "replace").split()
+    fields = meta[colons:].split()
     if len(fields) < 2 * colons + 3:
         return None
-    modes, shas = fields[: colons + 1], fields[colons + 1 : 2 * colons + 2]
-    old = None if modes[0] in (_NO_FILE, _GITLINK) else shas[0]
-    new = None if modes[colons] in (_NO_FILE, _GITLINK) else shas[colons]
-    if old is None and new is None:
-        return None
-    status = "A" if old is None else "D" if new is None else "M"
-    return RawChange(_text(path), status, old, new)
+    old = None if fields[0] in _ABSENT else fields[colons + 1].decode("ascii", "replace")
+    new = None if fields[colons] in _ABSENT else fields[2 * colons + 1].decode("ascii", "replace")
+    if old is None:
+        return None if new is None else RawChange(_text(path), "A", old, new)
+    return RawChange(_text(path), "D" if new is None else "M", old, new)

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -250,6 +249,8 @@ def _constant(name: str) -> object:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+_SCAN = _DECODER.scan_once  # the C scanner, without decode()'s two Python frames around it
+_SPACE = " \t\n\r"  # JSON's whitespace
 
 
 def load_object(data: bytes, max_depth: int) -> tuple[str, dict[str, object]] | None:
@@ -260,9 +261,14 @@ def load_object(data: bytes, max_depth: int) -> tuple[str, dict[str, object]] | 
         return None
     try:
         text = data.decode("utf-8")
-        value = _DECODER.decode(text)
-    except (ValueError, _NotStrict, RecursionError):  # JSONDecodeError, UnicodeDecodeError: too
+        start = 0 if text[:1] == "{" else len(text) - len(text.lstrip(_SPACE))
+        if text[start : start + 1] != "{":
+            return None  # not an object, whether valid JSON or not
+        value, end = _SCAN(text, start)
+    except (ValueError, StopIteration, _NotStrict, RecursionError):  # JSONDecodeError, bad UTF-8
         return None
+    if end != len(text) and text[end:].strip(_SPACE):
+        return None  # text after the value
     if not isinstance(value, dict):
         return None
     if _more_brackets(data, max_depth) and _too_deep(value, max_depth):
@@ -324,31 +330,61 @@ def _lone_surrogate(value: object) -> bool:
     return False
 
 
-# Parsed versions by blob id: the new version of one commit is the old version of the next one
-# that touches the same delta. A blob id names its bytes, so entries never go stale.
-_Parsed = tuple[str, dict[str, object]]
-_DOCUMENTS: OrderedDict[tuple[str, int], _Parsed | None] = OrderedDict()
-_DOCUMENTS_KEPT = 256
-_DOCUMENT_CACHE_LIMIT = 64 * 1024
+class _Version(NamedTuple):
+    """What the content rules need of one version of a delta, computed once per blob."""
+
+    text: str
+    value: dict[str, object]
+    identity: tuple[object, ...]  # equal identities: no identity field changed (see _identity)
+    updated: tuple[int, float] | None  # updated_at's ordering key, None when absent or invalid
 
 
-def _document(blob: str | None, read: Callable[[], bytes | None], max_depth: int) -> _Parsed | None:
-    """The text and object of one version, or None (absent, too large, not a strict object)."""
+def _version(text: str, value: dict[str, object]) -> _Version:
+    get = value.get
+    started, source, conversation = (
+        get("started_at", _MISSING),
+        get("source", _MISSING),
+        get("conversation_id"),
+    )
+    updated = get("updated_at")
+    return _Version(
+        text,
+        value,
+        (started, source, type(source), conversation, type(conversation)),
+        _sort_key(updated) if isinstance(updated, str) else None,
+    )
+
+
+# Versions by blob id: the new version of one commit is the old version of the next one that
+# touches the same delta. A blob id names its bytes, so entries never go stale; the maximum depth
+# is the same for the whole run (a change of it empties the cache).
+_VERSIONS: dict[str, _Version | None] = {}
+_VERSIONS_KEPT = 256
+_VERSION_CACHE_LIMIT = 64 * 1024
+_versions_depth = [strict_json.DEFAULT_MAX_DEPTH]
+
+
+def _document(
+    blob: str | None, read: Callable[[], bytes | None], max_depth: int
+) -> _Version | None:
+    """One version of a delta, or None (absent, too large, not a strict JSON object)."""
     if blob is None:
         return None
-    key = (blob, max_depth)
-    if key in _DOCUMENTS:
-        _DOCUMENTS.move_to_end(key)
-        return _DOCUMENTS[key]
+    if max_depth != _versions_depth[0]:
+        _VERSIONS.clear()
+        _versions_depth[0] = max_depth
+    if blob in _VERSIONS:
+        return _VERSIONS[blob]
     data = read()
     if data is None:
         return None
-    parsed = load_object(data, max_depth)
-    if len(data) <= _DOCUMENT_CACHE_LIMIT:
-        _DOCUMENTS[key] = parsed
-        if len(_DOCUMENTS) > _DOCUMENTS_KEPT:
-            _DOCUMENTS.popitem(last=False)
-    return parsed
+    loaded = load_object(data, max_depth)
+    version = None if loaded is None else _version(*loaded)
+    if len(data) <= _VERSION_CACHE_LIMIT:
+        if len(_VERSIONS) >= _VERSIONS_KEPT:
+            del _VERSIONS[next(iter(_VERSIONS))]  # the oldest entry
+        _VERSIONS[blob] = version
+    return version
 
 
 def _position(text: str, pointer: str) -> tuple[int, int]:
@@ -401,30 +437,27 @@ def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
     new = _document(change.new_blob, change.new, max_depth)
     if old is None or new is None:
         return []
-    text, after_value = new
-    before_value = old[1]
-    findings = []
-    for key in IDENTITY_KEYS:
-        before, after = before_value.get(key, _MISSING), after_value.get(key, _MISSING)
-        if before is after or not _identity_changed(key, before, after):
-            continue
-        line, column = _position(text, "/" + key)
-        findings.append(
-            dl.TAKEOVER.finding(
-                change.path,
-                f"expected {key} to stay {_show(before)}, found {_show(after)}",
-                line=line,
-                column=column,
-                pointer="/" + key,
-                commit=sha,
+    findings: list[Finding] = []
+    if old.identity != new.identity:
+        for key in IDENTITY_KEYS:
+            before, after = old.value.get(key, _MISSING), new.value.get(key, _MISSING)
+            if not _identity_changed(key, before, after):
+                continue
+            line, column = _position(new.text, "/" + key)
+            findings.append(
+                dl.TAKEOVER.finding(
+                    change.path,
+                    f"expected {key} to stay {_show(before)}, found {_show(after)}",
+                    line=line,
+                    column=column,
+                    pointer="/" + key,
+                    commit=sha,
+                )
             )
-        )
-    previous, current = before_value.get("updated_at"), after_value.get("updated_at")
-    if previous == current or not isinstance(previous, str) or not isinstance(current, str):
-        return findings
-    previous_key, current_key = _sort_key(previous), _sort_key(current)
-    if previous_key is not None and current_key is not None and current_key < previous_key:
-        line, column = _position(text, "/updated_at")
+    if old.updated is not None and new.updated is not None and new.updated < old.updated:
+        previous, current = old.value["updated_at"], new.value["updated_at"]
+        assert isinstance(previous, str) and isinstance(current, str)
+        line, column = _position(new.text, "/updated_at")
         findings.append(
             dl.UPDATED_WENT_BACK.finding(
                 change.path,
