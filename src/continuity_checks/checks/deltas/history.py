@@ -249,7 +249,8 @@ def _constant(name: str) -> object:
 
 
 _DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
-_SCAN = _DECODER.scan_once  # the C scanner, without decode()'s two Python frames around it
+# the C scanner, without the two Python frames of decode() around it
+_SCAN: Callable[[str, int], tuple[object, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _SPACE = " \t\n\r"  # JSON's whitespace
 
 
