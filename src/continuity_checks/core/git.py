@@ -192,9 +192,8 @@ class Repository:
 
     # --- revisions ------------------------------------------------------------------------------
 
-    def _git(self, *args: str, error: GitError | None = None) -> str:
-        """One short git command through GitPython's command interface; a failure becomes
-        ``error``, or a GitError with git's own first line of complaint."""
+    def _execute(self, *args: str) -> tuple[int, str, str]:
+        """One short git command through GitPython's command interface: status, out, err."""
         command = [self._executable, *_global_args(self.git_dir), *args]
         try:
             status, output, stderr = self._repo.git.execute(
@@ -202,11 +201,17 @@ class Repository:
             )
         except (OSError, self._not_found) as exc:  # git cannot be started at all
             raise GitError(f"cannot run git: {exc}", "install git, on PATH") from None
+        return int(status), str(output), str(stderr)
+
+    def _git(self, *args: str, error: GitError | None = None) -> str:
+        """The output of a short git command; a failure becomes ``error``, or a GitError with
+        git's own first line of complaint."""
+        status, output, stderr = self._execute(*args)
         if status != 0:
             if error is not None:
                 raise error
-            raise GitError(_first_line(str(stderr)) or f"git {args[0]} failed", GIT_HINT)
-        return str(output)
+            raise GitError(_first_line(stderr) or f"git {args[0]} failed", GIT_HINT)
+        return output
 
     def is_shallow(self) -> bool:
         return self._git("rev-parse", "--is-shallow-repository").strip() == "true"
@@ -219,6 +224,26 @@ class Repository:
             raise unknown
         return sha.strip()
 
+    def _check_shallow_and_resolve(self, rev: str, spec: str) -> str:
+        """:meth:`is_shallow` (a shallow clone raises) and :meth:`resolve` in one git command:
+        ``rev-parse`` answers ``--is-shallow-repository`` first, whether the revision exists or
+        not."""
+        status, output, stderr = self._execute(
+            "rev-parse", "--is-shallow-repository", "--verify", "--quiet", f"{rev}^{{commit}}"
+        )
+        lines = output.split()
+        if not lines and status != 0:
+            raise GitError(_first_line(stderr) or "git rev-parse failed", GIT_HINT)
+        if lines[:1] == ["true"]:
+            raise GitError(
+                "shallow clone: commits before the fetched depth are missing, so history cannot "
+                "be verified",
+                FETCH_HINT,
+            )
+        if status != 0 or len(lines) != 2 or not _HEX.fullmatch(lines[1]):
+            raise GitError(f"unknown revision {rev!r} in range {spec!r}", UNKNOWN_REF_HINT)
+        return lines[1]
+
     def remote_tips(self) -> tuple[str, ...]:
         """The commits every remote-tracking branch points to."""
         output = self._git("for-each-ref", "--format=%(objectname)", "refs/remotes/")
@@ -230,13 +255,7 @@ class Repository:
         Raises GitError for a malformed range, a shallow clone and an unknown revision.
         """
         base, head = parse_range(spec)
-        if self.is_shallow():
-            raise GitError(
-                "shallow clone: commits before the fetched depth are missing, so history cannot "
-                "be verified",
-                FETCH_HINT,
-            )
-        head_sha = self.resolve(head, spec)
+        head_sha = self._check_shallow_and_resolve(head, spec)
         if base is None:
             return None, head_sha
         if base == "":
@@ -280,6 +299,7 @@ class Repository:
                 if prefetch is None:
                     yield from commits
                 else:
+                    self._cat_process()  # starts while git log walks the range
                     yield from self._ahead(_batches(commits, prefetch))
                 if process.wait() != 0:
                     stderr.seek(0)
