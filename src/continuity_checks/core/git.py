@@ -563,17 +563,22 @@ def _with_end(chunks: Iterable[bytes]) -> Iterator[tuple[bool, bytes]]:
 
 
 def _commit(sha: bytes, rest: list[bytes]) -> Commit:
-    parents = tuple(_text(rest[0]).split())
     trailers: dict[str, tuple[str, ...]] = {}
     for key, raw in zip(TRAILER_KEYS, rest[1:-1], strict=True):
         if raw:
-            values = tuple(v.strip() for v in _text(raw).split(_TRAILER_SEPARATOR) if v.strip())
+            values = tuple(filter(None, map(str.strip, _text(raw).split(_TRAILER_SEPARATOR))))
             if values:
                 trailers[key] = values
-    return Commit(_text(sha), parents, _text(rest[-1]), trailers)
+    return Commit(
+        sha.decode("utf-8", "backslashreplace"),
+        tuple(rest[0].decode("utf-8", "backslashreplace").split()),
+        rest[-1].decode("utf-8", "backslashreplace"),
+        trailers,
+    )
 
 
 _ABSENT = (_NO_FILE.encode("ascii"), _GITLINK.encode("ascii"))
+_new_change = tuple.__new__  # RawChange(...) without the Python-level __new__ of a NamedTuple
 
 
 def _raw_change(meta: bytes, path: bytes) -> RawChange | None:
@@ -586,5 +591,9 @@ def _raw_change(meta: bytes, path: bytes) -> RawChange | None:
     old = None if fields[0] in _ABSENT else fields[colons + 1].decode("ascii", "replace")
     new = None if fields[colons] in _ABSENT else fields[2 * colons + 1].decode("ascii", "replace")
     if old is None:
-        return None if new is None else RawChange(_text(path), "A", old, new)
-    return RawChange(_text(path), "D" if new is None else "M", old, new)
+        status = "A"
+        if new is None:
+            return None
+    else:
+        status = "M" if new is not None else "D"
+    return _new_change(RawChange, (path.decode("utf-8", "backslashreplace"), status, old, new))

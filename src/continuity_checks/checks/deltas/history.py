@@ -360,7 +360,7 @@ def _version(text: str, value: dict[str, object]) -> _Version:
 # touches the same delta. A blob id names its bytes, so entries never go stale; the maximum depth
 # is the same for the whole run (a change of it empties the cache).
 _VERSIONS: dict[str, _Version | None] = {}
-_VERSIONS_KEPT = 256
+_VERSIONS_KEPT = 256  # at least; up to twice as many
 _VERSION_CACHE_LIMIT = 64 * 1024
 _versions_depth = [strict_json.DEFAULT_MAX_DEPTH]
 
@@ -382,8 +382,10 @@ def _document(
     loaded = load_object(data, max_depth)
     version = None if loaded is None else _version(*loaded)
     if len(data) <= _VERSION_CACHE_LIMIT:
-        if len(_VERSIONS) >= _VERSIONS_KEPT:
-            del _VERSIONS[next(iter(_VERSIONS))]  # the oldest entry
+        if len(_VERSIONS) >= 2 * _VERSIONS_KEPT:  # keep the newest half, in one go
+            newest = list(_VERSIONS.items())[-_VERSIONS_KEPT:]
+            _VERSIONS.clear()
+            _VERSIONS.update(newest)
         _VERSIONS[blob] = version
     return version
 
