@@ -1,4 +1,4 @@
-from continuity_checks.cli import main
+from continuity_checks.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
