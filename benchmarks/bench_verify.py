@@ -8,7 +8,10 @@ touched. Then it times, best of --repeat runs:
 - ``git log`` alone with the same options verify uses (the floor set by git),
 - ``continuity verify --range HEAD`` as a user runs it (a new interpreter each time),
 
-and prints commits/s. Not part of the test run:
+and prints commits/s. The Python commands run as from an installed package, with bytecode
+caches (pip writes them at install time): the caches go to a scratch directory
+(``PYTHONPYCACHEPREFIX``), written by one warm-up run of each command, even where the environment
+sets ``PYTHONDONTWRITEBYTECODE``. Not part of the test run:
 
     python benchmarks/bench_verify.py [--commits 10000] [--repeat 5] [--keep DIR]
 """
@@ -120,16 +123,21 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def timed(commands: list[list[str]], cwd: Path, repeat: int) -> list[Timing]:
-    """Wall and CPU time of each command over ``repeat`` rounds (the commands take turns, so
-    that a change in machine load hits all of them alike), and its last output."""
+def timed(
+    commands: list[list[str]], cwd: Path, repeat: int, env: dict[str, str] | None = None
+) -> list[Timing]:
+    """Wall and CPU time of each command over ``repeat`` rounds after one warm-up round (the
+    commands take turns, so that a change in machine load hits all of them alike), and its
+    last output."""
     walls: list[list[float]] = [[] for _ in commands]
     cpus: list[list[float]] = [[] for _ in commands]
     outputs = [b""] * len(commands)
+    for command in commands:
+        subprocess.run(command, cwd=cwd, capture_output=True, env=env)
     for _ in range(repeat):
         for i, command in enumerate(commands):
             cpu, start = _children_cpu(), time.perf_counter()
-            result = subprocess.run(command, cwd=cwd, capture_output=True)
+            result = subprocess.run(command, cwd=cwd, capture_output=True, env=env)
             walls[i].append(time.perf_counter() - start)
             cpus[i].append(_children_cpu() - cpu)
             if result.returncode not in (0, 1):
@@ -178,8 +186,11 @@ def main() -> None:
         git_log = ["git", *[a for a in LOG_ARGS if a != "--stdin"], "HEAD"]
         verify = [sys.executable, "-m", "continuity_checks", "verify", "--range", "HEAD"]
         version = [sys.executable, "-m", "continuity_checks", "--version"]
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(scratch) / "pycache")
+        print(f"load average before the runs: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
         floor, total, startup = timed(
-            [git_log, [*verify, "--format", "json"], version], repo, args.repeat
+            [git_log, [*verify, "--format", "json"], version], repo, args.repeat, env
         )
         report = json.loads(total.output)
         commits = report["summary"]["commits"]
@@ -187,6 +198,7 @@ def main() -> None:
         print(line("git log alone (same options)", commits, floor))
         print(line("continuity verify --range HEAD", commits, total))
         print(f"{'continuity --version (start-up)':32s} best {startup.best:.3f} s")
+        print(f"interpreter: {sys.executable}")
         print(f"load average after the runs: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
 
 
