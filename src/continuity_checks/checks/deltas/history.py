@@ -130,8 +130,12 @@ def _ownership(
     if mode == "off" or not deltas:
         return []
     named = _named(commit.trailers.get(TRAILER, ()))
-    if named and all(c.path in named for c in deltas if c.status != "D"):
-        return []  # the common case: the commit names every delta it touches
+    if named:
+        for change in deltas:
+            if change.status != "D" and change.path not in named:
+                break
+        else:
+            return []  # the common case: the commit names every delta it touches
     touches = _touches(deltas, freezes)
     if named:
         listed = ", ".join(sorted(named))
@@ -365,18 +369,12 @@ _VERSION_CACHE_LIMIT = 64 * 1024
 _versions_depth = [strict_json.DEFAULT_MAX_DEPTH]
 
 
-def _document(
-    blob: str | None, read: Callable[[], bytes | None], max_depth: int
-) -> _Version | None:
-    """One version of a delta, or None (absent, too large, not a strict JSON object)."""
-    if blob is None:
-        return None
-    if max_depth != _versions_depth[0]:
-        _VERSIONS.clear()
-        _versions_depth[0] = max_depth
-    if blob in _VERSIONS:
-        return _VERSIONS[blob]
-    data = read()
+_UNSEEN = object()
+
+
+def _document(blob: str, data: bytes | None, max_depth: int) -> _Version | None:
+    """One version of a delta that is not in the cache yet, from its bytes (None: too large to
+    read); None when it is not a strict JSON object."""
     if data is None:
         return None
     loaded = load_object(data, max_depth)
@@ -407,11 +405,13 @@ def _parse_time(value: str) -> Timestamp | None:
         return None
 
 
-@lru_cache(maxsize=4096)
 def _sort_key(value: str) -> tuple[int, float] | None:
-    """DeltaLayer's ordering key of a time, or None when it does not parse."""
-    parsed = _parse_time(value)
-    return None if parsed is None else parsed.sort_key()
+    """DeltaLayer's ordering key of a time, or None when it does not parse. Not cached: it is
+    asked once per version, and each version of a delta has an updated_at of its own."""
+    try:
+        return timestamps.parse(value).sort_key()
+    except TimestampError:
+        return None
 
 
 def _show(value: object) -> str:
@@ -436,9 +436,17 @@ def _identity_changed(key: str, before: object, after: object) -> bool:
 
 
 def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
-    old = _document(change.old_blob, change.old, max_depth)
-    new = _document(change.new_blob, change.new, max_depth)
-    if old is None or new is None:
+    assert change.old_blob is not None and change.new_blob is not None  # a modification
+    if max_depth != _versions_depth[0]:
+        _VERSIONS.clear()
+        _versions_depth[0] = max_depth
+    old = _VERSIONS.get(change.old_blob, _UNSEEN)
+    if old is _UNSEEN:
+        old = _document(change.old_blob, change.old(), max_depth)
+    new = _VERSIONS.get(change.new_blob, _UNSEEN)
+    if new is _UNSEEN:
+        new = _document(change.new_blob, change.new(), max_depth)
+    if not isinstance(old, _Version) or not isinstance(new, _Version):
         return []
     findings: list[Finding] = []
     if old.identity != new.identity:
