@@ -36,8 +36,9 @@ class Claimed(NamedTuple):
     kind: str
 
 
-@dataclass(frozen=True)
-class Commit:
+class Commit(NamedTuple):
+    """One commit of the range (a tuple: one is made per commit, so it must be cheap)."""
+
     sha: str
     parents: tuple[str, ...]
     subject: str

@@ -515,26 +515,32 @@ def parse_log(chunks: Iterable[bytes]) -> Iterator[tuple[Commit, list[RawChange]
 
     The output is a sequence of NUL-terminated tokens. A commit starts with a fixed number of
     header tokens; each raw entry is a token starting with ``:`` (one per parent for a combined
-    merge diff) followed by one path token. Empty tokens between commits are separators.
+    merge diff) followed by one path token. Empty tokens between commits are separators. The
+    complete tokens of a chunk are decoded together (a NUL is never part of a UTF-8 sequence,
+    so each token decodes as it would alone); bytes that are not UTF-8 become ``\\xNN``.
     """
     commit: Commit | None = None
     changes: list[RawChange] = []
-    tokens: list[bytes] = []  # complete tokens not used yet
+    tokens: list[str] = []  # complete tokens not used yet
     rest = b""  # the start of a token whose NUL has not arrived yet
     for final, chunk in _with_end(chunks):
         if final:
-            tokens += [rest] if rest else []
-            tokens += [b""] * _HEADER_TOKENS  # what a truncated output lacks, as git.py always did
+            tokens += [_text(rest)] if rest else []
+            tokens += [""] * _HEADER_TOKENS  # what a truncated output lacks, as git.py always did
         else:
-            parts = (rest + chunk).split(b"\0")
-            rest = parts.pop()
-            tokens += parts
+            data = rest + chunk
+            cut = data.rfind(b"\0")
+            if cut < 0:
+                rest = data
+                continue
+            tokens += _text(data[:cut]).split("\0")
+            rest = data[cut + 1 :]
         i, n = 0, len(tokens) - (_HEADER_TOKENS if final else 0)
         while i < n:
             token = tokens[i]
-            if token[:1] == b"\n":
-                token = token.lstrip(b"\n")
-            if commit is not None and token[:1] == b":":
+            if token[:1] == "\n":
+                token = token.lstrip("\n")
+            if commit is not None and token[:1] == ":":
                 if i + 2 > len(tokens):
                     break  # the path has not arrived yet
                 change = _raw_change(token, tokens[i + 1])
@@ -562,38 +568,35 @@ def _with_end(chunks: Iterable[bytes]) -> Iterator[tuple[bool, bytes]]:
     yield True, b""
 
 
-def _commit(sha: bytes, rest: list[bytes]) -> Commit:
+_new_tuple = tuple.__new__  # a NamedTuple made without its Python-level __new__
+
+
+def _commit(sha: str, rest: list[str]) -> Commit:
     trailers: dict[str, tuple[str, ...]] = {}
     for key, raw in zip(TRAILER_KEYS, rest[1:-1], strict=True):
         if raw:
-            values = tuple(filter(None, map(str.strip, _text(raw).split(_TRAILER_SEPARATOR))))
+            values = tuple(filter(None, map(str.strip, raw.split(_TRAILER_SEPARATOR))))
             if values:
                 trailers[key] = values
-    return Commit(
-        sha.decode("utf-8", "backslashreplace"),
-        tuple(rest[0].decode("utf-8", "backslashreplace").split()),
-        rest[-1].decode("utf-8", "backslashreplace"),
-        trailers,
-    )
+    return _new_tuple(Commit, (sha, tuple(rest[0].split()), rest[-1], trailers))
 
 
-_ABSENT = (_NO_FILE.encode("ascii"), _GITLINK.encode("ascii"))
-_new_change = tuple.__new__  # RawChange(...) without the Python-level __new__ of a NamedTuple
+_ABSENT = (_NO_FILE, _GITLINK)  # modes of a side that has no file: none, or a submodule
 
 
-def _raw_change(meta: bytes, path: bytes) -> RawChange | None:
+def _raw_change(meta: str, path: str) -> RawChange | None:
     """One raw diff entry: ``:old new oldsha newsha S`` or, for a merge with N parents, N
     colons, N+1 modes, N+1 ids and N status letters. Old is the first parent's version."""
-    colons = len(meta) - len(meta.lstrip(b":"))
+    colons = len(meta) - len(meta.lstrip(":"))
     fields = meta[colons:].split()
     if len(fields) < 2 * colons + 3:
         return None
-    old = None if fields[0] in _ABSENT else fields[colons + 1].decode("ascii", "replace")
-    new = None if fields[colons] in _ABSENT else fields[2 * colons + 1].decode("ascii", "replace")
+    old = None if fields[0] in _ABSENT else fields[colons + 1]
+    new = None if fields[colons] in _ABSENT else fields[2 * colons + 1]
     if old is None:
         status = "A"
         if new is None:
             return None
     else:
         status = "M" if new is not None else "D"
-    return _new_change(RawChange, (path.decode("utf-8", "backslashreplace"), status, old, new))
+    return _new_tuple(RawChange, (path, status, old, new))
