@@ -20,6 +20,8 @@ from continuity_checks.cli.common import (
 )
 from continuity_checks.core.config import ConfigError
 
+_YOUNG_COLLECTION = 10_000  # allocations between young collections during the walk (default 700)
+
 
 def range_from_environment() -> str | None:
     """The range a pre-commit ``pre-push`` run describes, when ``--range`` is not given.
@@ -70,8 +72,11 @@ def verify(
         raise fail("no range to verify", "give --range BASE..HEAD, e.g. --range origin/main..HEAD")
     config = load_config(root, config_path)
     # What start-up created lives to the end: out of the collector's way, so that the many
-    # short-lived containers of the walk do not make it traverse all of it again and again.
+    # short-lived containers of the walk (parsed versions, commits) do not make it traverse all
+    # of it again and again; and fewer young collections, since the walk makes almost no cycles.
+    thresholds = gc.get_threshold()
     gc.freeze()
+    gc.set_threshold(max(thresholds[0], _YOUNG_COLLECTION), *thresholds[1:])
     try:
         report = engine.verify(root, config, revision_range, only=only(families))
     except ConfigError as exc:
@@ -79,5 +84,6 @@ def verify(
     except GitError as exc:
         raise fail(exc.message, exc.hint) from None
     finally:
+        gc.set_threshold(*thresholds)
         gc.unfreeze()
     raise click.exceptions.Exit(emit(report, fmt))
