@@ -202,9 +202,6 @@ def verify(
             owners_of[path] = found
         return found
 
-    def claimed(path: str) -> bool:  # whose blobs the walk fetches ahead, in batches
-        return bool(owners(path))
-
     with Repository(Path(os.path.abspath(root)), config.max_file_bytes) as repo:
         base, head = repo.resolve_range(revision_range)
         too_large: list[str] = []  # blobs a family asked for and got None: over the limit
@@ -216,21 +213,30 @@ def verify(
                 too_large.append(sha)
             return data
 
-        for commit, raw_changes in repo.walk(base, head, prefetch=claimed):
+        # the walk fetches ahead the blobs of the paths some family claims
+        for commit, raw_changes in repo.walk(base, head, prefetch=owners):
             report.commits += 1
             if not raw_changes:
                 continue
-            by_family: dict[str, list[Change]] = {}
-            for c in raw_changes:
-                for family, kind in owners(c.path):
-                    change = Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
-                    by_family.setdefault(family.name, []).append(change)
-            if not by_family:
-                continue
-            for family in families:
-                changes = by_family.get(family.name)
+            if len(families) == 1:  # the common case, without sorting changes by family
+                family = families[0]
+                changes = [
+                    Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
+                    for c in raw_changes
+                    for _, kind in owners(c.path)
+                ]
                 if changes:
                     findings.extend(family.check_commit(CommitContext(commit, changes)))
+            else:
+                by_family: dict[str, list[Change]] = {}
+                for c in raw_changes:
+                    for family, kind in owners(c.path):
+                        change = Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
+                        by_family.setdefault(family.name, []).append(change)
+                for family in families:
+                    changes = by_family.get(family.name, [])
+                    if changes:
+                        findings.extend(family.check_commit(CommitContext(commit, changes)))
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)

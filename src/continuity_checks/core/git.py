@@ -265,14 +265,15 @@ class Repository:
     # --- the walk -------------------------------------------------------------------------------
 
     def walk(
-        self, base: Base, head: str, prefetch: Callable[[str], bool] | None = None
+        self, base: Base, head: str, prefetch: Callable[[str], object] | None = None
     ) -> Iterator[tuple[Commit, list[RawChange]]]:
         """Every commit of the range, oldest first (parents before children), with its changes.
 
         With ``prefetch``, commits are read ahead in small batches, and the blob ids of both
-        versions of each modified path it accepts are sent to cat-file one batch ahead: while
-        the caller works on one batch, cat-file is already reading the next one's blobs, and
-        :meth:`read_blob` mostly answers from memory. Added and deleted files are read on demand.
+        versions of each modified path it accepts (returns a true value for) are sent to
+        cat-file one batch ahead: while the caller works on one batch, cat-file is already
+        reading the next one's blobs, and :meth:`read_blob` mostly answers from memory. Added
+        and deleted files are read on demand.
         """
         revs = [head]
         if isinstance(base, str):
@@ -461,7 +462,7 @@ def _global_args(git_dir: Path) -> list[str]:
 
 
 def _batches(
-    commits: Iterator[tuple[Commit, list[RawChange]]], prefetch: Callable[[str], bool]
+    commits: Iterator[tuple[Commit, list[RawChange]]], prefetch: Callable[[str], object]
 ) -> Iterator[tuple[list[tuple[Commit, list[RawChange]]], list[str]]]:
     """Commits in groups of up to _BATCH_COMMITS, each with the blob ids of both versions of
     the modified paths ``prefetch`` accepts (about _BATCH_BLOBS of them at most)."""
