@@ -162,6 +162,7 @@ class Repository:
         work_tree = self._repo.working_tree_dir
         self.top = Path(work_tree) if work_tree is not None else self.git_dir
         self._cat: subprocess.Popen[bytes] | None = None
+        self._cat_out: IO[bytes] | None = None
         self._cache: OrderedDict[str, bytes] = OrderedDict()
         self._cached_bytes = 0
         self._max_blob_bytes = max_blob_bytes
@@ -185,7 +186,9 @@ class Repository:
 
     def close(self) -> None:
         """End the cat-file process and release GitPython's resources."""
-        cat, self._cat = self._cat, None
+        cat, self._cat, self._cat_out = self._cat, None, None
+        self._asked.clear()  # unanswered requests die with the process
+        self._asked_set.clear()
         if cat is not None:
             _stop(cat)
         self._repo.close()
@@ -334,9 +337,9 @@ class Repository:
             return cached
         if sha in self.oversized:
             return None
-        if not _HEX.fullmatch(sha):
-            raise GitError(f"not a blob id: {sha!r}", RANGE_HINT)
-        if sha not in self._asked_set:
+        if sha not in self._asked_set:  # (what is in flight was checked when it was asked for)
+            if not _HEX.fullmatch(sha):
+                raise GitError(f"not a blob id: {sha!r}", RANGE_HINT)
             self._send([sha])
         while self._asked:
             received, data = self._receive()
@@ -389,10 +392,10 @@ class Repository:
         when it names no blob (missing, ambiguous, another kind of object) or is too large."""
         sha = self._asked.popleft()
         self._asked_set.discard(sha)
-        cat = self._cat_process()
-        assert cat.stdout is not None
+        out = self._cat_out
+        assert out is not None  # requests were sent, so the process runs
         try:
-            header = cat.stdout.readline()
+            header = out.readline()
             fields = header.split()
             if len(fields) != 3:
                 if fields[:1] == [sha.encode("ascii")]:
@@ -403,11 +406,11 @@ class Repository:
                 raise ValueError(header)
             limit = self._max_blob_bytes
             if limit is not None and size > limit:
-                _discard(cat.stdout, size + 1)
+                _discard(out, size + 1)
                 if fields[1] == b"blob":
                     self.oversized[sha] = size
                 return sha, None
-            data = cat.stdout.read(size + 1)
+            data = out.read(size + 1)
         except (OSError, ValueError):
             raise GitError(
                 f"cannot read blob {sha}: unexpected answer from git cat-file", FETCH_HINT
@@ -433,6 +436,7 @@ class Repository:
                 bufsize=1 << 16,
             )
             _widen(self._cat.stdout)
+            self._cat_out = self._cat.stdout
         return self._cat
 
 
