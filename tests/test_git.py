@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_checks.core.git import GitError, Repository, parse_range
+from continuity_checks.core.git import GitError, Repository, parse_range, start_early
 from tests.git_helpers import GitRepo, isolate_git
 
 
@@ -189,3 +189,49 @@ def test_close_ends_the_cat_file_process(repo: GitRepo) -> None:
     assert process is not None and process.poll() is None
     r.close()
     assert process.poll() is not None
+
+
+def test_log_started_before_gitpython_is_used_when_it_matches(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = repo.commit("one", {"sub/a": "1"})
+    second = repo.commit("two", {"sub/a": "2"})
+    other = GitRepo(tmp_path / "other")
+    other.commit("other", {"x": "1"})
+    monkeypatch.setenv("GIT_DIR", str(other.path / ".git"))  # as a git hook may export it
+    root = repo.path / "sub"
+    for spec, expected in (("HEAD", [first, second]), (f"{first}..HEAD", [second])):
+        early = start_early(root, spec)
+        assert early is not None
+        with Repository(root, early=early) as r:
+            assert [c.sha for c, _ in r.walk(*r.resolve_range(spec))] == expected
+            assert r.log_started_early
+        assert early.process.poll() is not None
+
+
+def test_log_started_early_for_another_range_is_not_used(repo: GitRepo) -> None:
+    first = repo.commit("one", {"a": "1"})
+    second = repo.commit("two", {"a": "2"})
+    early = start_early(repo.path, "HEAD~1")
+    assert early is not None
+    with Repository(repo.path, early=early) as r:
+        assert [c.sha for c, _ in r.walk(*r.resolve_range("HEAD"))] == [first, second]
+        assert not r.log_started_early
+    assert early.process.poll() is not None
+
+
+def test_no_early_log_where_gitpython_decides(repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit("one", {"a": "1"})
+    assert start_early(repo.path, "nope..HEAD") is None  # unknown revision: GitPython's error
+    assert start_early(repo.path, "..HEAD") is None  # remote-tracking branches
+    assert start_early(repo.path, "a...b") is None
+    assert start_early(tmp_path / "home", "HEAD") is None  # not a repository
+    early = start_early(repo.path, "HEAD")
+    assert early is not None
+    with pytest.raises(GitError, match="not a git repository"):
+        Repository(tmp_path / "home", early=early)
+    assert early.process.poll() is not None  # stopped by the failed constructor
+    early = start_early(repo.path, "HEAD")
+    assert early is not None
+    Repository(repo.path, early=early).close()  # never walked
+    assert early.process.poll() is not None

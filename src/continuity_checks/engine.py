@@ -182,9 +182,11 @@ def verify(
     A version larger than ``limits.max-file-bytes`` is not read into memory: the family gets
     None for it, and the run reports CC008 once per blob, at the first commit that needed it.
     """
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git import Repository, start_early
 
     families = checks.build(config, only)
+    root = Path(os.path.abspath(root))
+    early = start_early(root, revision_range)  # git walks the range while GitPython loads
     report = Report()
     findings: list[Finding] = []
     exclude = config.exclude
@@ -202,7 +204,7 @@ def verify(
             owners_of[path] = found
         return found
 
-    with Repository(Path(os.path.abspath(root)), config.max_file_bytes) as repo:
+    with Repository(root, config.max_file_bytes, early) as repo:
         base, head = repo.resolve_range(revision_range)
         too_large: list[str] = []  # blobs a family asked for and got None: over the limit
         reported: set[str] = set()

@@ -141,10 +141,144 @@ def parse_range(spec: str) -> tuple[str | None, str]:
     return base, head
 
 
-class Repository:
-    """The repository that contains ``root``; a context manager that ends its git processes."""
+#: What git's own discovery honours and GitPython's ``Repo(path)`` does not: left out of the probe.
+_DISCOVERY_ENV = ("GIT_DIR", "GIT_WORK_TREE")
+_VERIFY = ("--verify", "--quiet")
+_PROBE = ("--absolute-git-dir", "--is-shallow-repository", *_VERIFY)
 
-    def __init__(self, root: Path, max_blob_bytes: int | None = None) -> None:
+
+class EarlyLog:
+    """A ``git log`` of the range started before GitPython was imported: see :func:`start_early`."""
+
+    def __init__(
+        self,
+        executable: str,
+        git_dir: str,
+        revs: list[str],
+        process: subprocess.Popen[bytes],
+        stderr: IO[bytes],
+    ) -> None:
+        self.executable = executable
+        self.git_dir = git_dir
+        self.revs = revs
+        self.process = process
+        self.stderr = stderr
+
+    def matches(self, executable: str, git_dir: Path, revs: list[str]) -> bool:
+        """Whether this is the command the walk would start: same git, repository and range."""
+        try:
+            same_dir = os.path.samefile(self.git_dir, git_dir)
+        except OSError:
+            return False
+        return same_dir and executable == self.executable and revs == self.revs
+
+    def stop(self) -> None:
+        _stop(self.process)
+        self.stderr.close()
+
+
+def start_early(root: Path, spec: str) -> EarlyLog | None:
+    """Start the ``git log`` of ``spec`` in the repository that contains ``root`` right away,
+    from git's own answers (one ``rev-parse``, two for ``BASE..HEAD``), so that git walks the
+    range while GitPython loads (~80 ms). A head start only: GitPython still finds the
+    repository and resolves the range, and decides (a shallow clone or an unknown revision is
+    still its GitError); :meth:`Repository.walk` uses the process only when both answers name
+    the same repository and commits, and otherwise stops it and starts git log again.
+
+    None when git's answers differ from what the walk needs (shallow clone, unknown revision, a
+    base meaning "not on a remote-tracking branch") or git cannot be run.
+    """
+    try:
+        base, head = parse_range(spec)
+    except GitError:
+        return None
+    if base == "":
+        return None  # the remote-tracking tips: for-each-ref, after GitPython
+    executable = os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git"
+    env = {k: v for k, v in os.environ.items() if k not in _DISCOVERY_ENV}
+    try:
+        probe = subprocess.run(
+            [executable, "rev-parse", *_PROBE, f"{head}^{{commit}}"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+        )
+        lines = probe.stdout.decode("utf-8", "replace").splitlines()
+        if probe.returncode != 0 or len(lines) != 3 or lines[1] != "false":
+            return None
+        git_dir, head_sha = lines[0], lines[2]
+        revs = [head_sha]
+        if base is not None:
+            resolved = subprocess.run(
+                [executable, f"--git-dir={git_dir}", "rev-parse", *_VERIFY, f"{base}^{{commit}}"],
+                capture_output=True,
+            )
+            revs.append("^" + resolved.stdout.decode("ascii", "replace").strip())
+            if resolved.returncode != 0:
+                return None
+        if not all(_HEX.fullmatch(rev.lstrip("^")) for rev in revs):
+            return None
+        stderr = tempfile.TemporaryFile()  # noqa: SIM115 - the EarlyLog's, closed by stop()
+        try:
+            process = _start_log(executable, Path(git_dir), revs, stderr, root)
+        except BaseException:
+            stderr.close()
+            raise
+    except OSError:
+        return None
+    return EarlyLog(executable, git_dir, revs, process, stderr)
+
+
+def _start_log(
+    executable: str, git_dir: Path, revs: list[str], stderr: IO[bytes], cwd: Path
+) -> subprocess.Popen[bytes]:
+    """``git log`` of ``revs`` (``HEAD``, ``^BASE`` ...), given on its stdin."""
+    process = subprocess.Popen(
+        [executable, *_global_args(git_dir), *LOG_ARGS],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        cwd=cwd,
+    )
+    _widen(process.stdout)
+    assert process.stdin is not None
+    try:
+        process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
+        process.stdin.close()
+    except OSError:
+        pass  # git ended at once: its status and stderr tell why
+    return process
+
+
+class Repository:
+    """The repository that contains ``root``; a context manager that ends its git processes.
+
+    ``early``, from :func:`start_early`, becomes the repository's: the walk adopts it when it
+    matches, and it is stopped otherwise (also when this constructor raises).
+    """
+
+    def __init__(
+        self, root: Path, max_blob_bytes: int | None = None, early: EarlyLog | None = None
+    ) -> None:
+        self._early = early
+        try:
+            self._open(root)
+        except BaseException:
+            if early is not None:
+                early.stop()
+            raise
+        self.log_started_early = False  # whether the walk used ``early``
+        self._cat: subprocess.Popen[bytes] | None = None
+        self._cat_out: IO[bytes] | None = None
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cached_bytes = 0
+        self._max_blob_bytes = max_blob_bytes
+        #: Blobs larger than ``max_blob_bytes`` (id -> size): their contents were never kept.
+        self.oversized: dict[str, int] = {}
+        self._asked: deque[str] = deque()  # requests sent to cat-file, oldest first, not answered
+        self._asked_set: set[str] = set()
+
+    def _open(self, root: Path) -> None:
         try:
             import git
         except ImportError as exc:  # GitPython refuses to import without a git executable
@@ -161,15 +295,6 @@ class Repository:
         self.git_dir = Path(self._repo.git_dir)
         work_tree = self._repo.working_tree_dir
         self.top = Path(work_tree) if work_tree is not None else self.git_dir
-        self._cat: subprocess.Popen[bytes] | None = None
-        self._cat_out: IO[bytes] | None = None
-        self._cache: OrderedDict[str, bytes] = OrderedDict()
-        self._cached_bytes = 0
-        self._max_blob_bytes = max_blob_bytes
-        #: Blobs larger than ``max_blob_bytes`` (id -> size): their contents were never kept.
-        self.oversized: dict[str, int] = {}
-        self._asked: deque[str] = deque()  # requests sent to cat-file, oldest first, not answered
-        self._asked_set: set[str] = set()
 
     # --- life cycle -----------------------------------------------------------------------------
 
@@ -186,6 +311,9 @@ class Repository:
 
     def close(self) -> None:
         """End the cat-file process and release GitPython's resources."""
+        early, self._early = self._early, None
+        if early is not None:
+            early.stop()
         cat, self._cat, self._cat_out = self._cat, None, None
         self._asked.clear()  # unanswered requests die with the process
         self._asked_set.clear()
@@ -286,19 +414,18 @@ class Repository:
         for rev in revs:
             if not _HEX.fullmatch(rev.lstrip("^")):
                 raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
-        with tempfile.TemporaryFile() as stderr:
-            process = subprocess.Popen(
-                [self._executable, *_global_args(self.git_dir), *LOG_ARGS],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                cwd=self.top,
-            )
-            _widen(process.stdout)
+        early, self._early = self._early, None
+        if early is not None and early.matches(self._executable, self.git_dir, revs):
+            process, stderr = early.process, early.stderr
+            self.log_started_early = True
+        else:
+            if early is not None:
+                early.stop()
+            stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the with below
+            process = _start_log(self._executable, self.git_dir, revs, stderr, self.top)
+        with stderr:
             try:
-                assert process.stdin is not None and process.stdout is not None
-                process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
-                process.stdin.close()
+                assert process.stdout is not None
                 commits = parse_log(_chunks(process.stdout))
                 if prefetch is None:
                     yield from commits
