@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from continuity_checks.checks.deltas.history import load_object
 from continuity_checks.core import strict_json
 from continuity_checks.core.git import Repository
 from tests.conftest import CORPUS, RunCLI
@@ -18,15 +17,11 @@ from tests.git_helpers import LEGACY, GitRepo, delta, isolate_git, path_of
 
 
 def agree(data: bytes, max_depth: int = strict_json.DEFAULT_MAX_DEPTH) -> None:
-    """history.load_object accepts exactly the objects strict_json.load accepts, with equal
-    values."""
+    """strict_json.accepts (history mode's loader) accepts exactly what strict_json.load
+    accepts, with equal values."""
     strict = strict_json.load(data, max_depth=max_depth)
-    expected = (
-        strict.value
-        if isinstance(strict, strict_json.Document) and isinstance(strict.value, dict)
-        else None
-    )
-    loaded = load_object(data, max_depth)
+    expected = strict.value if isinstance(strict, strict_json.Document) else None
+    loaded = strict_json.accepts(data, max_depth)
     assert (None if loaded is None else loaded[1]) == expected, (data, strict)
 
 

@@ -50,6 +50,7 @@ def _constant(name: str) -> object:
 
 
 _decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+_strict_scan: Callable[[str, int], tuple[object, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 # the C scanner behind json.loads: one value from an index, no hooks
 _scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -123,6 +124,30 @@ def load(
             column,
         )
     return parse(text, max_depth=max_depth, first_line=first_line)
+
+
+_SPACE = " \t\n\r"  # JSON's whitespace
+
+
+def accepts(data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[str, object] | None:
+    """The text and value of ``data`` when :func:`load` would accept it, else None: the same
+    strictness without positions, messages or the compact proof, for callers that only need to
+    know (history mode reads thousands of versions). Tests keep the two in agreement."""
+    if data.startswith(UTF8_BOM):
+        return None
+    try:
+        text = data.decode("utf-8")
+        start = len(text) - len(text.lstrip(_SPACE))
+        value, end = _strict_scan(text, start)
+    except (ValueError, StopIteration, _DuplicateKey, _NonStandard, RecursionError):
+        return None
+    if end != len(text) and text[end:].strip(_SPACE):
+        return None  # text after the value
+    if text.count("[") + text.count("{") > max_depth and _too_deep(value, max_depth) is not None:
+        return None
+    if "\\u" in text and _lone_surrogate(value) is not None:
+        return None
+    return text, value
 
 
 def parse(

@@ -7,10 +7,9 @@
   DL206, changes of frozen files to DL207.
 - Content (DL204, DL205): a modified delta keeps started_at, source and conversation_id, and its
   updated_at does not go back. Versions that are not strict JSON objects are skipped: file mode
-  reports them. History only needs four fields of each version, so it reads them with its own
-  loader (:func:`load_object`): the C decoder and the same strictness as ``strict_json.load``,
-  without what only file mode needs (positions, the compact-form proof); positions are computed
-  only for a finding.
+  reports them. History only needs four fields of each version, so it reads them with
+  ``strict_json.accepts``: the same strictness as file mode without what only file mode needs
+  (positions, messages, the compact-form proof); positions are computed only for a finding.
 - Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
   one commit, with identical bytes.
 - Legacy history (DL209): read-only once it has content, or append-only by configuration.
@@ -20,7 +19,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -237,104 +235,6 @@ def _difference_line(old: bytes | None, new: bytes | None) -> int | None:
     return first_difference_line(old, new)
 
 
-class _NotStrict(Exception):
-    """A duplicate key or a non-standard constant: what strict_json rejects and json accepts."""
-
-
-def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _NotStrict
-    return result
-
-
-def _constant(name: str) -> object:
-    raise _NotStrict
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
-# the C scanner, without the two Python frames of decode() around it
-_SCAN: Callable[[str, int], tuple[object, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
-_SPACE = " \t\n\r"  # JSON's whitespace
-
-
-def load_object(data: bytes, max_depth: int) -> tuple[str, dict[str, object]] | None:
-    """The text and value of ``data`` when it is a JSON object that ``strict_json.load`` accepts
-    (no BOM, UTF-8, RFC 8259 syntax, each key once, no NaN/Infinity, nesting within
-    ``max_depth``, no unpaired surrogate escape), else None. Tests keep the two in agreement."""
-    if data.startswith(strict_json.UTF8_BOM):
-        return None
-    try:
-        text = data.decode("utf-8")
-        start = 0 if text[:1] == "{" else len(text) - len(text.lstrip(_SPACE))
-        if text[start : start + 1] != "{":
-            return None  # not an object, whether valid JSON or not
-        value, end = _SCAN(text, start)
-    except (ValueError, StopIteration, _NotStrict, RecursionError):  # JSONDecodeError, bad UTF-8
-        return None
-    if end != len(text) and text[end:].strip(_SPACE):
-        return None  # text after the value
-    if not isinstance(value, dict):
-        return None
-    if _more_brackets(data, max_depth) and _too_deep(value, max_depth):
-        return None
-    if b"\\" in data and b"\\u" in data and _lone_surrogate(value):
-        return None
-    return text, value
-
-
-def _more_brackets(data: bytes, limit: int) -> bool:
-    """Whether ``data`` holds more than ``limit`` of ``[`` and ``{``: nesting deeper than
-    ``limit`` needs that many. Found by memchr rather than counted, since there are few."""
-    count = 0
-    for bracket in (b"[", b"{"):
-        at = data.find(bracket)
-        while at >= 0:
-            count += 1
-            if count > limit:
-                return True
-            at = data.find(bracket, at + 1)
-    return False
-
-
-def _too_deep(value: object, max_depth: int) -> bool:
-    stack: list[tuple[object, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Iterable[object] = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
-        if depth > max_depth:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
-
-
-def _lone_surrogate(value: object) -> bool:
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            strings: Iterable[str] = (node,)
-        elif isinstance(node, dict):
-            strings = node.keys()
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-            continue
-        else:
-            continue
-        for text in strings:
-            try:
-                text.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-    return False
-
-
 class _Version(NamedTuple):
     """What the content rules need of one version of a delta, computed once per blob."""
 
@@ -377,8 +277,8 @@ def _document(blob: str, data: bytes | None, max_depth: int) -> _Version | None:
     read); None when it is not a strict JSON object."""
     if data is None:
         return None
-    loaded = load_object(data, max_depth)
-    version = None if loaded is None else _version(*loaded)
+    text, value = strict_json.accepts(data, max_depth) or ("", None)
+    version = _version(text, value) if isinstance(value, dict) else None
     if len(data) <= _VERSION_CACHE_LIMIT:
         if len(_VERSIONS) >= 2 * _VERSIONS_KEPT:  # keep the newest half, in one go
             newest = list(_VERSIONS.items())[-_VERSIONS_KEPT:]
