@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,40 @@ def test_exclude_globs(tmp_path: Path, run_json: RunCLI) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.continuity]\nexclude = ["vendored/**"]\n')
     code, report = run_json("check", "--all", "--root", str(tmp_path))
     assert (code, report["findings"]) == (0, [])
+
+
+def test_parallel_workers_report_exactly_what_one_process_does(
+    tmp_path: Path, run_json: RunCLI
+) -> None:
+    files: dict[str, bytes | str] = dict(PROJECT)
+    for i in range(60):
+        name = f"2026-09-21T16-{i:02}-00p08-00--agent.json"
+        text = GOOD.replace(
+            '"started_at":"2026-09-21T16:20:00', f'"started_at":"2026-09-21T16:{i:02}:00'
+        )
+        text = text.replace(
+            '"updated_at":"2026-09-21T16:30:00', f'"updated_at":"2026-09-21T16:{i:02}:30'
+        )
+        files[CHANGES + name] = text if i % 7 else text.replace('["x"]', '[""]')  # every 7th is bad
+    files[CHANGES + "broken.json"] = "{"
+    write_tree(tmp_path, files)
+    one = run_json("check", "--all", "--root", str(tmp_path), "--jobs", "1")
+    many = run_json("check", "--all", "--root", str(tmp_path), "--jobs", "3")
+    assert one == many
+    code, report = one
+    assert code == 1
+    assert sorted({rule for rule, _, _ in rules_of(report)}) == ["CC004", "DL107"]
+    assert report["summary"]["files"] == 62
+
+
+def test_split_map_raises_a_worker_error_in_the_parent() -> None:
+    from continuity_checks.core.parallel import split_map
+
+    def work(part: Sequence[int]) -> int:
+        if 9 in part:
+            raise ValueError("item 9 is bad")
+        return sum(part)
+
+    assert split_map(work, list(range(9)), 3) == [3, 12, 21]
+    with pytest.raises(ValueError, match="item 9 is bad"):
+        split_map(work, list(range(12)), 3)
