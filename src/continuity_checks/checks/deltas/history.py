@@ -70,17 +70,13 @@ def check_commit(family: DeltasFamily, context: CommitContext) -> list[Finding]:
 # --- freezes -----------------------------------------------------------------------------------
 
 
-def unfrozen_path(path: str) -> str:
-    return path[: -len(naming.FROZEN_SUFFIX)] + naming.SUFFIX
-
-
 def _freezes(deltas: list[Change]) -> dict[str, Change]:
     """Each ``.frozen.json`` this commit added, mapped to the deletion of its ``X.json``."""
     deleted = {c.path: c for c in deltas if c.status == "D" and not naming.is_frozen(c.path)}
     return {
-        c.path: deleted[unfrozen_path(c.path)]
+        c.path: deleted[naming.unfrozen_name(c.path)]
         for c in deltas
-        if c.status == "A" and naming.is_frozen(c.path) and unfrozen_path(c.path) in deleted
+        if c.status == "A" and naming.is_frozen(c.path) and naming.unfrozen_name(c.path) in deleted
     }
 
 
@@ -112,7 +108,7 @@ def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
             continue  # deletions: DL206; the X.json of a freeze: the freeze below
         if naming.is_frozen(change.path):
             if change.path in freezes:
-                names = frozenset({change.path, unfrozen_path(change.path)})
+                names = frozenset({change.path, naming.unfrozen_name(change.path)})
                 touches.append(Touch(change.path, "frozen", names))
             elif change.status == "A":
                 touches.append(Touch(change.path, "created", frozenset({change.path})))

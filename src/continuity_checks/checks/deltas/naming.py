@@ -38,7 +38,7 @@ def frozen_name(name: str) -> str:
 
 
 def unfrozen_name(name: str) -> str:
-    """``X.frozen.json`` → ``X.json``."""
+    """``X.frozen.json`` → ``X.json`` (a file name or a whole path)."""
     return name[: -len(FROZEN_SUFFIX)] + SUFFIX
 
 
