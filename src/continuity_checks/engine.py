@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,13 +14,11 @@ from continuity_checks.core.family import Change, Claimed, CommitContext, Family
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import matches
 from continuity_checks.core.parallel import split_map, usable_cpus
+from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
     from continuity_checks.core.git import RawChange
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_CHUNK = 64 * 1024
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
 
 _Partial = tuple[list[Finding], list[list[Claimed]]]
@@ -68,49 +65,6 @@ def relative(root: Path, given: str) -> str | None:
         return None
 
 
-def read(root: Path, path: str, limit: int) -> bytes | Finding:
-    """The bytes of one file, read in as few ``os.read`` calls as it takes; a finding instead
-    when that is not possible or not allowed (too large, not a regular file, a symlink leading
-    outside the root). Never blocks on a FIFO, never reads past the limit."""
-    full = os.path.join(root, path)
-    try:
-        try:
-            fd = os.open(full, _OPEN_FLAGS | _NOFOLLOW)
-        except OSError as exc:
-            if not os.path.islink(full):
-                raise
-            real = Path(full).resolve()
-            if not real.is_relative_to(root.resolve()):
-                return cc.UNREADABLE.finding(
-                    path,
-                    "expected a file inside the checked root, found a symlink leading outside it",
-                )
-            if not real.is_file():
-                return cc.UNREADABLE.finding(path, f"cannot read: {exc.strerror or exc}")
-            fd = os.open(real, _OPEN_FLAGS)
-        try:
-            data = os.read(fd, _CHUNK)
-            if len(data) == _CHUNK or not data:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    return cc.UNREADABLE.finding(path, "expected a regular file")
-                chunks = [data]
-                size = len(data)
-                while data and size <= limit:
-                    data = os.read(fd, _CHUNK)
-                    chunks.append(data)
-                    size += len(data)
-                data = b"".join(chunks)
-        finally:
-            os.close(fd)
-    except IsADirectoryError:
-        return cc.UNREADABLE.finding(path, "expected a regular file, found a directory")
-    except OSError as exc:
-        return cc.UNREADABLE.finding(path, f"cannot read: {exc.strerror or exc}")
-    if len(data) > limit:
-        return cc.TOO_LARGE.finding(path, f"expected at most {limit} bytes, found more")
-    return data
-
-
 def check(
     root: Path,
     config: Config,
@@ -123,7 +77,8 @@ def check(
     """File mode: check the given paths (or every file with ``all_files``). ``jobs`` processes
     share a large batch (default: one per usable CPU from PARALLEL_FROM files on)."""
     root = Path(os.path.abspath(root))
-    families = checks.build(config, only)
+    families = checks.build(config, checks.selected(config, only))
+    snapshot = WorkTree(root, config.max_file_bytes)
     if all_files:
         candidates = walk(root, config.exclude)
     else:
@@ -146,13 +101,13 @@ def check(
         findings: list[Finding] = []
         claimed: list[list[Claimed]] = [[] for _ in families]
         for path, owners in part:
-            data = read(root, path, config.max_file_bytes)
-            if isinstance(data, Finding):
-                findings.append(data)
+            data = snapshot.read(path)
+            if isinstance(data, Unreadable):
+                findings.append(data.finding())
                 continue
             for index, kind in owners:
                 claimed[index].append(Claimed(path, kind))
-                findings.extend(families[index].check_file(FileInput(path, kind, root, data)))
+                findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
         return findings, claimed
 
     if jobs is None:
@@ -165,7 +120,7 @@ def check(
             claimed[index].extend(items)
     for index, family in enumerate(families):
         if claimed[index]:
-            findings.extend(family.check_tree(root, claimed[index]))
+            findings.extend(family.check_tree(snapshot, claimed[index]))
     return Report(findings=apply_severity(config, findings), files=len(work))
 
 
@@ -184,7 +139,7 @@ def verify(
     """
     from continuity_checks.core.git import Repository, start_early
 
-    families = checks.build(config, only)
+    families = checks.build(config, checks.selected(config, only))
     root = Path(os.path.abspath(root))
     early = start_early(root, revision_range)  # git walks the range while GitPython loads
     report = Report()

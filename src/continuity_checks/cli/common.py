@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import click
 
+from continuity_checks import checks
 from continuity_checks.core import config as config_module
 from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.findings import Report
@@ -17,7 +18,6 @@ from continuity_checks.report import FORMATS, render
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-FAMILY_CHOICES = config_module.FAMILY_NAMES
 
 
 def root_option(f: F) -> F:
@@ -56,7 +56,7 @@ def family_option(f: F) -> F:
     return click.option(
         "--family",
         "families",
-        type=click.Choice(FAMILY_CHOICES),
+        type=click.Choice(checks.names()),
         multiple=True,
         help="Check only this family (repeatable). Default: all, or the configured ones.",
     )(f)
@@ -74,7 +74,7 @@ def load_config(root: Path, config_path: Path | None) -> Config:
     if not root.is_dir():
         raise fail(f"root {root} is not a directory")
     try:
-        return config_module.load(root.resolve(), config_path)
+        return config_module.load(root.resolve(), checks.known(), config_path)
     except ConfigError as exc:
         raise fail(
             f"configuration error in {exc}", "fix the key named above; see README, Configuration"

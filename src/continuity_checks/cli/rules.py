@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
+from continuity_checks.checks import all_rules, names
 from continuity_checks.cli.common import fail
-from continuity_checks.core.rules import Rule, all_rules
+from continuity_checks.core.rules import Rule
 
 
 def markdown(rules: list[Rule]) -> str:
@@ -39,7 +40,12 @@ def markdown(rules: list[Rule]) -> str:
 
 
 @click.command()
-@click.option("--family", default=None, help="Only the rules of this family.")
+@click.option(
+    "--family",
+    type=click.Choice(("core", *names())),
+    default=None,
+    help="Only the rules of this family.",
+)
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the documentation page.")
 def rules(family: str | None, as_markdown: bool) -> None:
     """List every rule: id, default severity, family and summary."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +16,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
-FAMILY_NAMES = ("deltas", "captures", "working-state", "sessions", "provenance")
-TOP_KEYS = {"families", "exclude", "limits", "rules", *FAMILY_NAMES}
+#: Keys of every configuration; each family adds a table of its own, named after it.
+TOP_KEYS = ("families", "exclude", "limits", "rules")
 LIMIT_KEYS = {"max-file-bytes", "max-depth"}
 
 
@@ -72,7 +72,16 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(str(path), "(file)", f"cannot read TOML: {exc}") from None
 
 
-def load(root: Path, explicit: Path | None = None) -> Config:
+@dataclass(frozen=True)
+class Known:
+    """What a configuration may name: the families of this version and its rule ids (asked
+    only for the ids a configuration overrides). Given by the caller: core knows no family."""
+
+    families: Sequence[str]
+    rule: Callable[[str], bool]
+
+
+def load(root: Path, known: Known, explicit: Path | None = None) -> Config:
     if explicit is not None:
         data: Mapping[str, Any] = _read(explicit)
         if explicit.name == "pyproject.toml":
@@ -82,7 +91,7 @@ def load(root: Path, explicit: Path | None = None) -> Config:
         found = find(root)
     if found is None:
         return Config()
-    return parse(*found)
+    return parse(*found, known)
 
 
 def _strings(source: str, key: str, value: object) -> tuple[str, ...]:
@@ -97,21 +106,22 @@ def _positive_int(source: str, key: str, value: object) -> int:
     return value
 
 
-def parse(source: str, table: Mapping[str, Any]) -> Config:
+def parse(source: str, table: Mapping[str, Any], known: Known) -> Config:
     config = Config(source=source)
+    keys = (*TOP_KEYS, *known.families)
     for key in table:
-        if key not in TOP_KEYS:
+        if key not in keys:
             raise ConfigError(
-                source, key, f"unknown key; expected one of {', '.join(sorted(TOP_KEYS))}"
+                source, key, f"unknown key; expected one of {', '.join(sorted(keys))}"
             )
     if "families" in table:
         families = _strings(source, "families", table["families"])
         for name in families:
-            if name not in FAMILY_NAMES:
+            if name not in known.families:
                 raise ConfigError(
                     source,
                     "families",
-                    f"unknown family {name!r}; expected {', '.join(FAMILY_NAMES)}",
+                    f"unknown family {name!r}; expected {', '.join(known.families)}",
                 )
         config.families = families
     if "exclude" in table:
@@ -133,11 +143,8 @@ def parse(source: str, table: Mapping[str, Any]) -> Config:
     rules = table.get("rules", {})
     if not isinstance(rules, dict):
         raise ConfigError(source, "rules", 'expected a table of RULE = "error" | "warning" | "off"')
-    from continuity_checks.core.rules import all_rules
-
-    known = {r.id for r in all_rules()}
     for rule_id, level in rules.items():
-        if rule_id not in known:
+        if not known.rule(rule_id):
             raise ConfigError(
                 source, f"rules.{rule_id}", "unknown rule id (see `continuity rules`)"
             )
@@ -146,7 +153,7 @@ def parse(source: str, table: Mapping[str, Any]) -> Config:
                 source, f"rules.{rule_id}", f'expected "error", "warning" or "off", found {level!r}'
             )
         config.severity[rule_id] = None if level == "off" else Severity(level)
-    for name in FAMILY_NAMES:
+    for name in known.families:
         if name in table:
             options = table[name]
             if not isinstance(options, dict):

@@ -76,3 +76,12 @@ LONE_SURROGATE = rule(
     written as UTF-8 and strict readers reject it.""",
     hint="escape the whole character (both surrogates) or write it as UTF-8",
 )
+OUTSIDE_ROOT = rule(
+    "CC010",
+    "core",
+    "path leads outside the root",
+    """A path named inside a continuity file (a manifest entry, a pointer to another record, a
+    trailer) is absolute, climbs out of the repository with "..", or uses "\\" separators. The
+    tool never reads outside the root, so the file it names cannot be checked.""",
+    hint="name the file by its path relative to the repository root, with / separators",
+)

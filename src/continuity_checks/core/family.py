@@ -1,39 +1,24 @@
-"""What a family is to the engine: which paths it claims and three kinds of checks.
+"""The seam between the engine and a family: what a family declares, and what it is handed.
 
-Families share nothing but ``core``. The engine reads each claimed file once and hands it over
-as a :class:`FileInput`; in history mode it hands each commit's claimed changes as
-:class:`Change` objects whose blob contents are read lazily through one ``git cat-file --batch``.
+A family is declared once (:class:`Declaration`) in its package's ``__init__``; configuration
+validation, ``--family`` choices, the hook manifest and the rules page are derived from that
+declaration. The engine drives the family through four calls (:class:`Family`) and hands it
+everything it may read as a :class:`~continuity_checks.core.snapshot.Snapshot`: the work tree in
+file mode, a commit's tree (and its first parent's) in history mode. A family never opens a file
+itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.findings import Finding
 
-
-class FileInput(NamedTuple):
-    """One claimed file of the working tree. ``path`` is root-relative with ``/``."""
-
-    path: str
-    kind: str
-    root: Path
-    data: bytes
-
-    @property
-    def abspath(self) -> Path:
-        return self.root / self.path
-
-
-class Claimed(NamedTuple):
-    """A path a family claimed, and as what."""
-
-    path: str
-    kind: str
+if TYPE_CHECKING:
+    from continuity_checks.core.snapshot import Snapshot
 
 
 class Commit(NamedTuple):
@@ -47,6 +32,68 @@ class Commit(NamedTuple):
     @property
     def is_merge(self) -> bool:
         return len(self.parents) > 1
+
+#: The commit fields a family may ask history mode for (dates are strict ISO 8601).
+COMMIT_FIELDS = frozenset(
+    {
+        "author_name",
+        "author_email",
+        "author_date",
+        "committer_name",
+        "committer_email",
+        "committer_date",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """Everything the rest of the program knows about a family without importing it.
+
+    ``name`` is the ``--family`` value and the name of the family's configuration table;
+    ``family`` (``"module:Class"``) and ``rules`` (the module that registers its rules) are
+    imported only when needed. ``files`` is the pre-commit ``files`` pattern of the family's own
+    hook (``hook_id``). History mode gives the family the commit ``fields`` and ``trailers`` it
+    names, every commit of the range when ``every_commit`` (also commits that touch none of its
+    paths: empty commits, merges), and submodule entries when ``gitlinks``.
+    """
+
+    name: str
+    family: str
+    rules: str
+    prefix: str
+    summary: str
+    files: str
+    hook_id: str
+    options: tuple[str, ...] = ()
+    fields: frozenset[str] = frozenset()
+    trailers: tuple[str, ...] = ()
+    every_commit: bool = False
+    gitlinks: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = self.fields - COMMIT_FIELDS
+        if unknown:
+            raise ValueError(f"{self.name}: unknown commit fields {sorted(unknown)}")
+        if not (len(self.prefix) == 2 and self.prefix.isupper()):
+            raise ValueError(f"{self.name}: a rule prefix is two capital letters")
+
+
+class FileInput(NamedTuple):
+    """One claimed file: its root-relative ``/`` path, what the family claimed it as, its bytes
+    (read once by the engine) and the snapshot it was read from, for its neighbours."""
+
+    path: str
+    kind: str
+    data: bytes
+    snapshot: Snapshot
+
+
+class Claimed(NamedTuple):
+    """A path a family claimed, and as what."""
+
+    path: str
+    kind: str
 
 
 @dataclass
@@ -74,18 +121,20 @@ class Change:
 
 @dataclass
 class CommitContext:
-    """Everything a family sees of one commit: its claimed changes, all at once, so that a family
-    can pair a deletion with an addition (a freeze is ``D X.json`` + ``A X.frozen.json``)."""
+    """Everything a family sees of one commit: its claimed changes, all at once (a family can
+    pair a deletion with an addition: a freeze is ``D X.json`` + ``A X.frozen.json``), and the
+    trees on both sides — ``after`` the commit's, ``before`` its first parent's (empty for a root
+    commit) — for anything else it needs to read at that point of history."""
 
     commit: Commit
     changes: list[Change]
+    before: Snapshot
+    after: Snapshot
 
 
 class Family(Protocol):
-    """One system's files. Construct with the resolved configuration; a bad option raises
+    """One system's files. Constructed with the run's configuration; a bad option raises
     ``ConfigError`` from ``__init__``."""
-
-    name: ClassVar[str]
 
     def claims(self, path: str) -> str | None:
         """The kind of continuity file ``path`` is for this family, or ``None``. Path only: the
@@ -94,14 +143,23 @@ class Family(Protocol):
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         """Findings for one file on its own (schema, structure, its immediate neighbours)."""
 
-    def check_tree(self, root: Path, claimed: list[Claimed]) -> Iterable[Finding]:
+    def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         """Cross-file findings over what was claimed in this run."""
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
 
 
-FamilyFactory = Callable[[Config], Family]
+def options(config: Config, declaration: Declaration) -> Mapping[str, Any]:
+    """The family's configuration table, with unknown keys refused."""
+    table = config.family_options(declaration.name)
+    for key in table:
+        if key not in declaration.options:
+            raise config.error(
+                f"{declaration.name}.{key}",
+                f"unknown option; expected one of {', '.join(sorted(declaration.options))}",
+            )
+    return table
 
 
 def option(config: Config, family: str, key: str, default: Any, allowed: Iterable[Any]) -> Any:
@@ -113,12 +171,3 @@ def option(config: Config, family: str, key: str, default: Any, allowed: Iterabl
             f"{family}.{key}", f"expected one of {', '.join(map(repr, allowed))}, found {value!r}"
         )
     return value
-
-
-def unknown_options(config: Config, family: str, known: Iterable[str]) -> None:
-    known = set(known)
-    for key in config.family_options(family):
-        if key not in known:
-            raise config.error(
-                f"{family}.{key}", f"unknown option; expected one of {', '.join(sorted(known))}"
-            )

@@ -62,11 +62,3 @@ def rule(
     registered = Rule(id, family, severity, summary, " ".join(explanation.split()), hint)
     REGISTRY[id] = registered
     return registered
-
-
-def all_rules() -> list[Rule]:
-    """Every registered rule, sorted by id, with all families loaded."""
-    from continuity_checks.checks import load_all_rules
-
-    load_all_rules()
-    return [REGISTRY[k] for k in sorted(REGISTRY)]

@@ -50,7 +50,6 @@ def _constant(name: str) -> object:
 
 
 _decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
-_strict_scan: Callable[[str, int], tuple[object, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 # the C scanner behind json.loads: one value from an index, no hooks
 _scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -126,28 +125,54 @@ def load(
     return parse(text, max_depth=max_depth, first_line=first_line)
 
 
-_SPACE = " \t\n\r"  # JSON's whitespace
+class _TooDeep(Exception):
+    def __init__(self, pointer: str) -> None:
+        self.pointer = pointer
+
+
+class _Surrogate(Exception):
+    def __init__(self, pointer: str) -> None:
+        self.pointer = pointer
+
+
+def _strict_value(text: str, max_depth: int) -> object:
+    """The value of ``text`` under every rule of strict JSON, or the exception that says which
+    rule it breaks: the one definition of strict, shared by :func:`accepts` and :func:`parse`.
+
+    Raises ``json.JSONDecodeError`` (syntax), ``ValueError`` (a number Python refuses),
+    ``RecursionError``, :class:`_DuplicateKey`, :class:`_NonStandard`, :class:`_TooDeep` and
+    :class:`_Surrogate`.
+    """
+    value = _decoder.decode(text)
+    if text.count("[") + text.count("{") > max_depth:
+        deep = _too_deep(value, max_depth)
+        if deep is not None:
+            raise _TooDeep(deep)
+    if "\\u" in text:  # a lone surrogate can only come from an escape
+        bad = _lone_surrogate(value)
+        if bad is not None:
+            raise _Surrogate(bad)
+    return value
 
 
 def accepts(data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[str, object] | None:
     """The text and value of ``data`` when :func:`load` would accept it, else None: the same
-    strictness without positions, messages or the compact proof, for callers that only need to
-    know (history mode reads thousands of versions). Tests keep the two in agreement."""
+    rules without positions, messages or the compact proof, for callers that only need to know
+    (history mode reads thousands of versions)."""
     if data.startswith(UTF8_BOM):
         return None
     try:
         text = data.decode("utf-8")
-        start = len(text) - len(text.lstrip(_SPACE))
-        value, end = _strict_scan(text, start)
-    except (ValueError, StopIteration, _DuplicateKey, _NonStandard, RecursionError):
+        return text, _strict_value(text, max_depth)
+    except (
+        ValueError,
+        RecursionError,
+        _DuplicateKey,
+        _NonStandard,
+        _TooDeep,
+        _Surrogate,
+    ):
         return None
-    if end != len(text) and text[end:].strip(_SPACE):
-        return None  # text after the value
-    if text.count("[") + text.count("{") > max_depth and _too_deep(value, max_depth) is not None:
-        return None
-    if "\\u" in text and _lone_surrogate(value) is not None:
-        return None
-    return text, value
 
 
 def parse(
@@ -171,7 +196,7 @@ def parse(
                 return Document(text, value, first_line, True)
     doc = Document(text, None, first_line)
     try:
-        doc.value = _decoder.decode(text)
+        doc.value = _strict_value(text, max_depth)
     except json.JSONDecodeError as exc:
         line, column = doc.line_col(exc.pos)
         return Problem(cc.SYNTAX, f"expected JSON, found an error: {exc.msg}", line, column)
@@ -205,28 +230,24 @@ def parse(
             f"expected nesting of at most {max_depth} levels, found deeper",
             *doc.line_col(0),
         )
-    if text.count("[") + text.count("{") > max_depth:
-        deep = _too_deep(doc.value, max_depth)
-        if deep is not None:
-            line, column = doc.position(deep)
-            return Problem(
-                cc.TOO_DEEP,
-                f"expected nesting of at most {max_depth} levels, found deeper",
-                line,
-                column,
-                deep,
-            )
-    if "\\u" in text or "\\U" in text:
-        bad = _lone_surrogate(doc.value)
-        if bad is not None:
-            line, column = doc.position(bad)
-            return Problem(
-                cc.LONE_SURROGATE,
-                "expected a string of Unicode characters, found an unpaired surrogate escape",
-                line,
-                column,
-                bad,
-            )
+    except _TooDeep as exc:
+        line, column = doc.position(exc.pointer)
+        return Problem(
+            cc.TOO_DEEP,
+            f"expected nesting of at most {max_depth} levels, found deeper",
+            line,
+            column,
+            exc.pointer,
+        )
+    except _Surrogate as exc:
+        line, column = doc.position(exc.pointer)
+        return Problem(
+            cc.LONE_SURROGATE,
+            "expected a string of Unicode characters, found an unpaired surrogate escape",
+            line,
+            column,
+            exc.pointer,
+        )
     encoded = COMPACT.encode(doc.value)
     doc.compact = encoded == text or (text.endswith("\n") and encoded == text[:-1])
     return doc

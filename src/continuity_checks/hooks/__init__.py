@@ -12,6 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from continuity_checks.checks import declarations
+from continuity_checks.core.family import Declaration
+
 # Stage names ``pre-push`` and ``manual`` are the pre-commit >= 3.2 spellings.
 MINIMUM_PRE_COMMIT = "3.2.0"
 
@@ -74,53 +77,51 @@ class Hook:
         return out
 
 
-# What a delta-only hook looks at: anything under a .deltalayer/ directory (deltas, the legacy
-# changes.jsonl, stray *.tmp files) and the AGENTS.md files that hold the continuity section.
-DELTA_FILES = r"(^|/)(\.deltalayer/|AGENTS\.md$)"
+def family_hook(declaration: Declaration) -> Hook:
+    """The hook that checks one family's files, from its declaration."""
+    return Hook(
+        id=declaration.hook_id,
+        name=f"continuity check ({declaration.name})",
+        description=f"Check {declaration.summary} (the {declaration.name} family only).",
+        entry=f"continuity check --family {declaration.name}",
+        files=declaration.files,
+        pass_filenames=True,
+        require_serial=True,
+    )
 
-HOOKS: tuple[Hook, ...] = (
-    Hook(
-        id="continuity-check",
-        name="continuity check",
-        description=(
-            "Check the continuity files of every family in the staged files: strict JSON, schema, "
-            "file names, cross-file consistency. Files no family claims are ignored."
-        ),
-        entry="continuity check",
-        # No `files` or `types` filter: deltas, legacy .jsonl, AGENTS.md, stray *.tmp files and the
-        # other families' files all matter, and `continuity check` itself ignores the rest.
-        pass_filenames=True,
-        # one process sees all the files, so a cross-file finding is reported once
-        require_serial=True,
+
+CHECK = Hook(
+    id="continuity-check",
+    name="continuity check",
+    description=(
+        "Check the continuity files of every family in the staged files: strict JSON, schema, "
+        "file names, cross-file consistency. Files no family claims are ignored."
     ),
-    Hook(
-        id="check-conversation-deltas",
-        name="check Conversation Deltas",
-        description=(
-            "Check DeltaLayer Conversation Deltas, the legacy changes.jsonl and AGENTS.md "
-            "(the deltas family only)."
-        ),
-        entry="continuity check --family deltas",
-        files=DELTA_FILES,
-        pass_filenames=True,
-        require_serial=True,
-    ),
-    Hook(
-        id="continuity-verify",
-        name="continuity verify (history)",
-        description=(
-            "Check every commit being pushed ($PRE_COMMIT_FROM_REF..$PRE_COMMIT_TO_REF): "
-            "ownership, frozen and legacy history, monotonic times."
-        ),
-        # without --range, `continuity verify` takes the range pre-commit exports for a push:
-        # PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF (or the new commits of PRE_COMMIT_LOCAL_BRANCH)
-        entry="continuity verify",
-        stages=("pre-push", "manual"),
-        always_run=True,
-        pass_filenames=False,
-        require_serial=True,
-    ),
+    entry="continuity check",
+    # No `files` or `types` filter: every family's files matter, and `continuity check` itself
+    # ignores the rest.
+    pass_filenames=True,
+    # one process sees all the files, so a cross-file finding is reported once
+    require_serial=True,
 )
+
+VERIFY = Hook(
+    id="continuity-verify",
+    name="continuity verify (history)",
+    description=(
+        "Check every commit being pushed ($PRE_COMMIT_FROM_REF..$PRE_COMMIT_TO_REF): "
+        "ownership, frozen and legacy history, monotonic times."
+    ),
+    # without --range, `continuity verify` takes the range pre-commit exports for a push:
+    # PRE_COMMIT_FROM_REF..PRE_COMMIT_TO_REF (or the new commits of PRE_COMMIT_LOCAL_BRANCH)
+    entry="continuity verify",
+    stages=("pre-push", "manual"),
+    always_run=True,
+    pass_filenames=False,
+    require_serial=True,
+)
+
+HOOKS: tuple[Hook, ...] = (CHECK, *map(family_hook, declarations()), VERIFY)
 
 
 # --- a small YAML emitter for the values a hook has ---------------------------------------------

@@ -3,20 +3,20 @@ project files beside ``.deltalayer/``."""
 
 from __future__ import annotations
 
-import json
-import os
+import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
-from pathlib import Path
 
-from continuity_checks.checks.deltas import naming, timestamps
+from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
 from continuity_checks.core import pointer as jp
+from continuity_checks.core.display import json_type, show
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.family import Claimed, FileInput
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
+from continuity_checks.core.snapshot import Snapshot
 
 DELTA_SCHEMA = "deltalayer-conversation-delta"
 LEGACY_SCHEMA = "deltalayer-legacy-record"
@@ -34,10 +34,11 @@ FORBIDDEN_KEYS = frozenset(
 
 MARKER = re.compile(rb"<!-- deltalayer-(?:v0|conversation-v0\.2(?:\.1)?) -->")
 
+# upstream's messages (records.py), so that the checker and the helper say the same
 _SUBJECT = {
-    "source": "source must be a non-empty string",
-    "changes": "changes must be an array of strings",
-    "conversation_id": "conversation_id must be a string",
+    "source": records.BAD_SOURCE,
+    "changes": records.BAD_CHANGES,
+    "conversation_id": records.BAD_CONVERSATION_ID,
 }
 
 
@@ -70,10 +71,8 @@ def check_record(
         return located(rule, doc, path, pointer, message)
 
     if not isinstance(value, dict):
-        kind = "conversation delta" if schema == DELTA_SCHEMA else "legacy event"
-        return [
-            at(dl.NOT_OBJECT, "", f"{kind} must be a JSON object; found {_json_type(value)}")
-        ], times
+        message = records.NOT_OBJECT if schema == DELTA_SCHEMA else records.LEGACY_NOT_OBJECT
+        return [at(dl.NOT_OBJECT, "", f"{message}; found {json_type(value)}")], times
     for key in time_keys:
         if key in value:
             try:
@@ -83,7 +82,7 @@ def check_record(
                     at(
                         dl.BAD_TIMESTAMP,
                         jp.append("", key),
-                        f"{key}: {exc}; found {_show(value[key])}",
+                        f"{key}: {exc}; found {show(value[key])}",
                     )
                 )
     validator = schemas.validator(schema)
@@ -104,7 +103,7 @@ def check_record(
         if not parts or parts[0] in time_keys:
             continue  # the object itself (missing keys, above) or a timestamp (parsed above)
         field = parts[0]
-        found = _show(_get(value, parts))
+        found = show(_get(value, parts))
         if field == "changes" and len(parts) == 2 and error.keyword == "pattern":
             findings.append(
                 at(
@@ -136,24 +135,6 @@ def _get(value: object, parts: list[str]) -> object:
         elif isinstance(value, list):
             value = value[int(part)]
     return value
-
-
-def _json_type(value: object) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
-    if value is None:
-        return "null"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return "a number"
-    return names.get(type(value), type(value).__name__)
-
-
-def _show(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return (
-        f"{_json_type(value)} {text}" if not isinstance(value, (dict, list)) else _json_type(value)
-    )
 
 
 # --- a Conversation Delta ----------------------------------------------------------------------
@@ -228,29 +209,27 @@ def _day(t: timestamps.Timestamp) -> date:
     return t.value.date() if isinstance(t.value, datetime) else t.value
 
 
-def twins(root: Path, claimed: Iterable[Claimed]) -> list[Finding]:
-    """X.json and X.frozen.json side by side; reported once, on X.json. One directory listing
-    per changes directory, whatever the number of deltas."""
-    listings: dict[str, set[str]] = {}
+def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
+    """X.json and X.frozen.json side by side; reported once, on X.json. A twin claimed in this
+    run is known without asking; any other is one look-up, whatever the size of the store."""
+    deltas = {item.path for item in claimed if item.kind == "delta"}
     findings = []
-    for item in claimed:
-        if item.kind != "delta":
+    for path in sorted(deltas):
+        frozen = naming.is_frozen(path)
+        other = naming.unfrozen_name(path) if frozen else naming.frozen_name(path)
+        if other in deltas:
+            if frozen:
+                continue  # reported from the X.json side, also claimed
+        elif not snapshot.exists(other):
             continue
-        parent, _, name = item.path.rpartition("/")
-        if parent not in listings:
-            try:
-                listings[parent] = set(os.listdir(os.path.join(root, parent)))
-            except OSError:
-                listings[parent] = set()
-        frozen = naming.is_frozen(name)
-        other = naming.unfrozen_name(name) if frozen else naming.frozen_name(name)
-        if other in listings[parent]:
-            plain, frozen_name = (other, name) if frozen else (name, other)
-            findings.append(
-                dl.FROZEN_TWIN.finding(
-                    f"{parent}/{plain}", f"expected either {plain} or {frozen_name}, found both"
-                )
+        plain, frozen_path = (other, path) if frozen else (path, other)
+        findings.append(
+            dl.FROZEN_TWIN.finding(
+                plain,
+                f"expected either {plain.rpartition('/')[2]} or "
+                f"{frozen_path.rpartition('/')[2]}, found both",
             )
+        )
     return findings
 
 
@@ -303,7 +282,7 @@ def check_legacy(file: FileInput, max_depth: int) -> list[Finding]:
 
 
 def check_agents(file: FileInput) -> list[Finding]:
-    if not (file.abspath.parent / ".deltalayer").is_dir():
+    if not file.snapshot.is_dir(posixpath.join(file.path.rpartition("/")[0], ".deltalayer")):
         return []
     markers = list(MARKER.finditer(file.data))
     if not markers:
@@ -338,11 +317,11 @@ def project_dirs(claimed: Iterable[Claimed]) -> set[str]:
     return roots
 
 
-def check_tree(root: Path, claimed: list[Claimed]) -> list[Finding]:
-    findings = twins(root, claimed)
+def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
+    findings = twins(snapshot, claimed)
     claimed_paths = {c.path for c in claimed}
     for project in sorted(project_dirs(claimed)):
-        if not (root / project / "PROJECT.md").is_file():
+        if not snapshot.exists(f"{project}PROJECT.md"):
             findings.append(
                 dl.NO_PROJECT.finding(
                     f"{project}PROJECT.md",
@@ -350,7 +329,7 @@ def check_tree(root: Path, claimed: list[Claimed]) -> list[Finding]:
                 )
             )
         agents = f"{project}AGENTS.md"
-        if agents not in claimed_paths and not (root / agents).is_file():
+        if agents not in claimed_paths and not snapshot.exists(agents):
             findings.append(
                 dl.NO_MARKER.finding(
                     agents,

@@ -17,16 +17,16 @@
 
 from __future__ import annotations
 
-import json
 import posixpath
 from dataclasses import dataclass
-from functools import lru_cache
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import strict_json
+from continuity_checks.core.display import quote
 from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
 
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 TRAILER = "Continuity-Delta"
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
-_SHOW_LIMIT = 80
 _MISSING = object()
 
 
@@ -83,7 +82,6 @@ def _freezes(deltas: list[Change]) -> dict[str, Change]:
 # --- ownership ---------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1024)
 def _named(values: tuple[str, ...]) -> frozenset[str]:
     """The paths a commit's trailer values name."""
     return frozenset(n for v in values if (n := normalise_trailer_path(v)))
@@ -184,7 +182,7 @@ def _delta(
             )
         ]
     if change.status == "M" and change.old_blob != change.new_blob:
-        return _content(change, family.max_depth, sha)
+        return _content(change, family.versions, sha)
     return []
 
 
@@ -256,32 +254,37 @@ def _version(text: str, value: dict[str, object]) -> _Version:
     )
 
 
-# Versions by blob id: the new version of one commit is the old version of the next one that
-# touches the same delta. A blob id names its bytes, so entries never go stale; the maximum depth
-# is the same for the whole run (a change of it empties the cache).
-_VERSIONS: dict[str, _Version | None] = {}
-_VERSIONS_KEPT = 256  # at least; up to twice as many
-_VERSION_CACHE_LIMIT = 64 * 1024
-_versions_depth = [strict_json.DEFAULT_MAX_DEPTH]
+class Versions:
+    """What the content rules need of each version of a delta, by blob id, for one run (the
+    family owns it). The new version of one commit is the old version of the next one that
+    touches the same delta, so most versions are parsed once; a blob id names its bytes, so an
+    entry never goes stale. Bounded: the newest half is kept when it fills up."""
 
+    KEPT = 256  # at least; up to twice as many
+    ITEM_LIMIT = 64 * 1024  # larger versions are parsed again when needed, not kept
 
-_UNSEEN = object()
+    def __init__(self, max_depth: int) -> None:
+        self.max_depth = max_depth
+        self._kept: dict[str, _Version | None] = {}
 
-
-def _document(blob: str, data: bytes | None, max_depth: int) -> _Version | None:
-    """One version of a delta that is not in the cache yet, from its bytes (None: too large to
-    read); None when it is not a strict JSON object."""
-    if data is None:
-        return None
-    text, value = strict_json.accepts(data, max_depth) or ("", None)
-    version = _version(text, value) if isinstance(value, dict) else None
-    if len(data) <= _VERSION_CACHE_LIMIT:
-        if len(_VERSIONS) >= 2 * _VERSIONS_KEPT:  # keep the newest half, in one go
-            newest = list(_VERSIONS.items())[-_VERSIONS_KEPT:]
-            _VERSIONS.clear()
-            _VERSIONS.update(newest)
-        _VERSIONS[blob] = version
-    return version
+    def get(self, blob: str, read: Callable[[], bytes | None]) -> _Version | None:
+        """The version with id ``blob`` (its bytes from ``read`` when not kept); None when it is
+        too large to read or not a strict JSON object."""
+        kept = self._kept
+        if blob in kept:
+            return kept[blob]
+        data = read()
+        if data is None:
+            return None
+        text, value = strict_json.accepts(data, self.max_depth) or ("", None)
+        version = _version(text, value) if isinstance(value, dict) else None
+        if len(data) <= self.ITEM_LIMIT:
+            if len(kept) >= 2 * self.KEPT:
+                newest = list(kept.items())[-self.KEPT :]
+                kept.clear()
+                kept.update(newest)
+            kept[blob] = version
+        return version
 
 
 def _position(text: str, pointer: str) -> tuple[int, int]:
@@ -293,7 +296,6 @@ def _time(value: object) -> Timestamp | None:
     return _parse_time(value) if isinstance(value, str) else None
 
 
-@lru_cache(maxsize=4096)
 def _parse_time(value: str) -> Timestamp | None:
     try:
         return timestamps.parse(value)
@@ -311,10 +313,7 @@ def _sort_key(value: str) -> tuple[int, float] | None:
 
 
 def _show(value: object) -> str:
-    if value is _MISSING:
-        return "absent"
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= _SHOW_LIMIT else text[: _SHOW_LIMIT - 1] + "…"
+    return "absent" if value is _MISSING else quote(value)
 
 
 def _identity_changed(key: str, before: object, after: object) -> bool:
@@ -331,18 +330,11 @@ def _identity_changed(key: str, before: object, after: object) -> bool:
     return bool(before != after or type(before) is not type(after))
 
 
-def _content(change: Change, max_depth: int, sha: str) -> list[Finding]:
+def _content(change: Change, versions: Versions, sha: str) -> list[Finding]:
     assert change.old_blob is not None and change.new_blob is not None  # a modification
-    if max_depth != _versions_depth[0]:
-        _VERSIONS.clear()
-        _versions_depth[0] = max_depth
-    old = _VERSIONS.get(change.old_blob, _UNSEEN)
-    if old is _UNSEEN:
-        old = _document(change.old_blob, change.old(), max_depth)
-    new = _VERSIONS.get(change.new_blob, _UNSEEN)
-    if new is _UNSEEN:
-        new = _document(change.new_blob, change.new(), max_depth)
-    if not isinstance(old, _Version) or not isinstance(new, _Version):
+    old = versions.get(change.old_blob, change.old)
+    new = versions.get(change.new_blob, change.new)
+    if old is None or new is None:
         return []
     findings: list[Finding] = []
     if old.identity != new.identity:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 SUFFIX = ".json"
 FROZEN_SUFFIX = ".frozen.json"
@@ -13,7 +12,6 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SUFFIX_NUMBER = re.compile(r"[1-9][0-9]{0,3}")
 
 
-@lru_cache(maxsize=1024)
 def source_slug(source: str) -> str:
     """Each run of characters outside ``[A-Za-z0-9._-]`` becomes one ``-``; ends are stripped."""
     return _UNSAFE.sub("-", source).strip("-") or "source"

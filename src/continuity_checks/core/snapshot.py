@@ -1,0 +1,455 @@
+"""What a family may read: one confined, read-only view of a tree, in both modes.
+
+File mode builds a :class:`WorkTree` over the checked root; history mode builds a
+:class:`CommitTree` over a commit's tree (read through the run's one ``git cat-file`` process).
+Both answer the same questions with root-relative ``/`` paths, and both refuse the same things:
+a path that is absolute or climbs with ``..``, a symlink that leads out of the root, anything
+larger than the size limit, anything that is not a regular file where bytes are asked for. A
+refusal is an :class:`Unreadable` — a finding waiting for the place to report it — never an
+``OSError``, so no file a family reads (a manifest entry, a pointer in a record) can make the
+tool read outside the root or raise.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from continuity_checks.core import core_rules as cc
+from continuity_checks.core import hashing
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.rules import Rule
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_CHUNK = 64 * 1024
+_SYMLINK_HOPS = 40  # as the kernel's limit: more is a loop
+_SYMLINK = "120000"
+_TREE = "40000"
+_GITLINK = "160000"
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a snapshot could not answer for ``path``: a finding waiting for its place.
+
+    :meth:`finding` reports it at ``path`` itself, or at the file that referred to it (a
+    manifest, a record with a pointer), naming ``path`` in the message.
+    """
+
+    path: str
+    rule: Rule
+    message: str
+
+    def finding(
+        self,
+        at: str | None = None,
+        *,
+        line: int | None = None,
+        column: int | None = None,
+        pointer: str | None = None,
+        commit: str | None = None,
+    ) -> Finding:
+        if at is None or at == self.path:
+            return self.rule.finding(
+                self.path, self.message, line=line, column=column, pointer=pointer, commit=commit
+            )
+        return self.rule.finding(
+            at,
+            f"{self.path}: {self.message}",
+            line=line,
+            column=column,
+            pointer=pointer,
+            commit=commit,
+        )
+
+
+def confine(path: str) -> str | Unreadable:
+    """``path`` as a normal root-relative ``/`` path, or why it is not one: absolute, with a
+    ``..`` that climbs out of the root, a backslash, a drive or a NUL. ``.`` and empty
+    components are dropped (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
+    if "\0" in path or "\\" in path:
+        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path with / separators")
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a path relative to the root")
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return Unreadable(path, cc.OUTSIDE_ROOT, "expected a path inside the root")
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)
+
+
+class Snapshot(ABC):
+    """A read-only view of one tree. Paths are root-relative with ``/``; every method refuses
+    what :func:`confine` refuses. ``commit`` is the commit whose tree this is (history mode)."""
+
+    commit: str | None = None
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    @abstractmethod
+    def read(self, path: str) -> bytes | Unreadable:
+        """The bytes of the regular file at ``path`` (at most ``limit`` of them)."""
+
+    @abstractmethod
+    def size(self, path: str) -> int | Unreadable:
+        """The size of the regular file at ``path``, without reading it."""
+
+    @abstractmethod
+    def sha256(self, path: str) -> hashing.Digest | Unreadable:
+        """The SHA-256 of the regular file at ``path``, streamed."""
+
+    @abstractmethod
+    def list(self, directory: str) -> list[str] | Unreadable:
+        """The names in ``directory``, sorted (``""`` is the root)."""
+
+    @abstractmethod
+    def exists(self, path: str) -> bool:
+        """Whether there is anything at ``path`` (a file, a directory, a symlink)."""
+
+    @abstractmethod
+    def is_dir(self, path: str) -> bool:
+        """Whether ``path`` is a directory inside the root."""
+
+    def _too_large(self, path: str, size: int | None = None) -> Unreadable:
+        found = "more" if size is None else str(size)
+        return Unreadable(
+            path, cc.TOO_LARGE, f"expected at most {self.limit} bytes, found {found}"
+        )
+
+
+# --- the work tree ------------------------------------------------------------------------------
+
+
+class WorkTree(Snapshot):
+    """The files under ``root`` as they are on disk (file mode).
+
+    Symlinks are followed only while they stay inside the root: every directory a path passes
+    through is checked once per snapshot (a cache this object owns), and a symlinked file is
+    read only when its target is inside the root. A FIFO never blocks a read (non-blocking open,
+    then the file type decides).
+    """
+
+    def __init__(self, root: Path, limit: int) -> None:
+        super().__init__(limit)
+        self.root = Path(os.path.abspath(root))
+        self._real_root = os.path.realpath(self.root)
+        self._inside: dict[str, bool] = {"": True}
+
+    def _within(self, real: str) -> bool:
+        return real == self._real_root or real.startswith(self._real_root.rstrip(os.sep) + os.sep)
+
+    def _dir_inside(self, directory: str) -> bool:
+        known = self._inside.get(directory)
+        if known is None:
+            # realpath, not Path.resolve: a symlink loop must not raise (it does on 3.10-3.12)
+            known = self._within(os.path.realpath(os.path.join(self.root, directory)))
+            self._inside[directory] = known
+        return known
+
+    def _locate(self, path: str) -> str | Unreadable:
+        """The absolute path to open for ``path``, once its directories are known to be inside
+        the root."""
+        rel = confine(path)
+        if isinstance(rel, Unreadable):
+            return rel
+        if not self._dir_inside(rel.rpartition("/")[0]):
+            return Unreadable(
+                path,
+                cc.UNREADABLE,
+                "expected a file inside the checked root, found a path through a symlinked "
+                "directory that leads outside it",
+            )
+        return os.path.join(self.root, rel)
+
+    def _open(self, path: str) -> int | Unreadable:
+        full = self._locate(path)
+        if isinstance(full, Unreadable):
+            return full
+        try:
+            try:
+                return os.open(full, _OPEN_FLAGS | _NOFOLLOW)
+            except OSError as exc:
+                if not os.path.islink(full):
+                    raise
+                real = os.path.realpath(full)
+                if not self._within(real):
+                    return Unreadable(
+                        path,
+                        cc.UNREADABLE,
+                        "expected a file inside the checked root, found a symlink leading "
+                        "outside it",
+                    )
+                if not os.path.isfile(real):
+                    reason = "a symlink loop" if os.path.islink(real) else "a dangling symlink"
+                    if os.path.exists(real):
+                        reason = "a symlink to something that is not a regular file"
+                    return Unreadable(path, cc.UNREADABLE, f"cannot read: {reason}")
+                del exc
+                return os.open(real, _OPEN_FLAGS)
+        except IsADirectoryError:
+            return Unreadable(path, cc.UNREADABLE, "expected a regular file, found a directory")
+        except OSError as exc:
+            return Unreadable(path, cc.UNREADABLE, f"cannot read: {exc.strerror or exc}")
+
+    def read(self, path: str) -> bytes | Unreadable:
+        fd = self._open(path)
+        if isinstance(fd, Unreadable):
+            return fd
+        try:
+            data = os.read(fd, _CHUNK)
+            # A short first read is the whole of a small regular file (the common case, one
+            # system call); a full or empty one needs the file type before reading on.
+            if len(data) == _CHUNK or not data:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return Unreadable(path, cc.UNREADABLE, "expected a regular file")
+                chunks = [data]
+                size = len(data)
+                while data and size <= self.limit:
+                    data = os.read(fd, _CHUNK)
+                    chunks.append(data)
+                    size += len(data)
+                data = b"".join(chunks)
+        except OSError as exc:
+            return Unreadable(path, cc.UNREADABLE, f"cannot read: {exc.strerror or exc}")
+        finally:
+            os.close(fd)
+        if len(data) > self.limit:
+            return self._too_large(path)
+        return data
+
+    def size(self, path: str) -> int | Unreadable:
+        fd = self._open(path)
+        if isinstance(fd, Unreadable):
+            return fd
+        try:
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return Unreadable(path, cc.UNREADABLE, "expected a regular file")
+        return info.st_size
+
+    def sha256(self, path: str) -> hashing.Digest | Unreadable:
+        fd = self._open(path)
+        if isinstance(fd, Unreadable):
+            return fd
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return Unreadable(path, cc.UNREADABLE, "expected a regular file")
+            return hashing.sha256_fd(fd, limit=self.limit)
+        except hashing.TooLarge:
+            return self._too_large(path)
+        except OSError as exc:
+            return Unreadable(path, cc.UNREADABLE, f"cannot read: {exc.strerror or exc}")
+        finally:
+            os.close(fd)
+
+    def list(self, directory: str) -> list[str] | Unreadable:
+        rel = confine(directory)
+        if isinstance(rel, Unreadable):
+            return rel
+        if not self._dir_inside(rel):
+            return Unreadable(
+                directory,
+                cc.UNREADABLE,
+                "expected a directory inside the checked root, found a symlink leading outside it",
+            )
+        try:
+            with os.scandir(os.path.join(self.root, rel)) as entries:
+                return sorted(entry.name for entry in entries)
+        except OSError as exc:
+            return Unreadable(
+                directory or ".", cc.UNREADABLE, f"cannot list: {exc.strerror or exc}"
+            )
+
+    def exists(self, path: str) -> bool:
+        full = self._locate(path)
+        return not isinstance(full, Unreadable) and os.path.lexists(full)
+
+    def is_dir(self, path: str) -> bool:
+        full = self._locate(path)
+        if isinstance(full, Unreadable) or not os.path.isdir(full):
+            return False
+        return not os.path.islink(full) or self._within(os.path.realpath(full))
+
+
+# --- a commit's tree ----------------------------------------------------------------------------
+
+
+class GitObjectLike(Protocol):
+    sha: str
+    type: str
+    size: int
+    data: bytes | None
+
+
+class ObjectReader(Protocol):
+    """What a :class:`CommitTree` needs of the run's git object reader."""
+
+    def read_object(self, spec: str) -> GitObjectLike | None: ...
+
+
+class CommitTree(Snapshot):
+    """The files of one commit (history mode), read through the run's ``git cat-file`` process;
+    ``commit`` None is the empty tree (what a root commit's first parent would be).
+
+    Paths are resolved one tree at a time, so a symlink is seen as one (its target is followed
+    while it stays inside the root, as in the work tree) and a submodule is not a file. Trees are
+    kept for the life of the snapshot; blobs are left to the reader's own bounded cache.
+    """
+
+    def __init__(self, objects: ObjectReader, commit: str | None, limit: int) -> None:
+        super().__init__(limit)
+        self.commit = commit
+        self._objects = objects
+        self._trees: dict[str, dict[str, tuple[str, str]] | Unreadable] = {}
+
+    def _tree(self, directory: str) -> dict[str, tuple[str, str]] | Unreadable:
+        """``name -> (mode, id)`` of the directory at ``directory`` (already resolved)."""
+        found = self._trees.get(directory)
+        if found is not None:
+            return found
+        if self.commit is None:
+            result: dict[str, tuple[str, str]] | Unreadable = Unreadable(
+                directory, cc.UNREADABLE, "not in this commit"
+            )
+        else:
+            spec = f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
+            obj = self._objects.read_object(spec)
+            if obj is None:
+                result = Unreadable(directory, cc.UNREADABLE, "not in this commit")
+            elif obj.type != "tree" or obj.data is None:
+                result = Unreadable(directory, cc.UNREADABLE, "expected a directory")
+            else:
+                result = parse_tree(obj.data, len(self.commit) // 2)
+        self._trees[directory] = result
+        return result
+
+    def _resolve(self, path: str, follow_last: bool = True) -> tuple[str, str, str] | Unreadable:
+        """``(resolved path, mode, object id)`` of ``path``, following symlinks inside the root."""
+        rel = confine(path)
+        if isinstance(rel, Unreadable):
+            return rel
+        if not rel:
+            if self.commit is None:
+                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+            return "", _TREE, f"{self.commit}^{{tree}}"
+        pending = rel.split("/")
+        done: list[str] = []
+        hops = 0
+        while pending:
+            name = pending.pop(0)
+            tree = self._tree("/".join(done))
+            if isinstance(tree, Unreadable):
+                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+            entry = tree.get(name)
+            if entry is None:
+                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+            mode, sha = entry
+            if mode == _SYMLINK and (pending or follow_last):
+                hops += 1
+                if hops > _SYMLINK_HOPS:
+                    return Unreadable(path, cc.UNREADABLE, "cannot read: a symlink loop")
+                target = self._objects.read_object(sha)
+                if target is None or target.data is None:
+                    return Unreadable(path, cc.UNREADABLE, "cannot read: a dangling symlink")
+                text = target.data.decode("utf-8", "surrogateescape")
+                joined = posixpath.join("/".join(done), text)
+                resolved = confine(joined) if not text.startswith("/") else None
+                if resolved is None or isinstance(resolved, Unreadable):
+                    return Unreadable(
+                        path,
+                        cc.UNREADABLE,
+                        "expected a file inside the checked root, found a symlink leading "
+                        "outside it",
+                    )
+                pending = [p for p in resolved.split("/") if p] + pending
+                done = []
+                continue
+            if pending and mode != _TREE:
+                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+            done.append(name)
+            if not pending:
+                return "/".join(done), mode, sha
+        return Unreadable(path, cc.UNREADABLE, "not in this commit")  # pragma: no cover
+
+    def _blob(self, path: str) -> tuple[str, str] | Unreadable:
+        """``(id, mode)`` of the regular file at ``path``."""
+        found = self._resolve(path)
+        if isinstance(found, Unreadable):
+            return found
+        _, mode, sha = found
+        if mode == _TREE:
+            return Unreadable(path, cc.UNREADABLE, "expected a regular file, found a directory")
+        if mode == _GITLINK:
+            return Unreadable(path, cc.UNREADABLE, "expected a regular file, found a submodule")
+        return sha, mode
+
+    def read(self, path: str) -> bytes | Unreadable:
+        blob = self._blob(path)
+        if isinstance(blob, Unreadable):
+            return blob
+        obj = self._objects.read_object(blob[0])
+        if obj is None:
+            return Unreadable(path, cc.UNREADABLE, "not in the repository")
+        if obj.data is None:
+            return self._too_large(path, obj.size)
+        return obj.data
+
+    def size(self, path: str) -> int | Unreadable:
+        blob = self._blob(path)
+        if isinstance(blob, Unreadable):
+            return blob
+        obj = self._objects.read_object(blob[0])
+        return Unreadable(path, cc.UNREADABLE, "not in the repository") if obj is None else obj.size
+
+    def sha256(self, path: str) -> hashing.Digest | Unreadable:
+        data = self.read(path)
+        if isinstance(data, Unreadable):
+            return data
+        return hashing.sha256_bytes(data)
+
+    def list(self, directory: str) -> list[str] | Unreadable:
+        found = self._resolve(directory)
+        if isinstance(found, Unreadable):
+            return found
+        resolved, mode, _ = found
+        if mode != _TREE:
+            return Unreadable(directory, cc.UNREADABLE, "expected a directory")
+        tree = self._tree(resolved)
+        return tree if isinstance(tree, Unreadable) else sorted(tree)
+
+    def exists(self, path: str) -> bool:
+        return not isinstance(self._resolve(path, follow_last=False), Unreadable)
+
+    def is_dir(self, path: str) -> bool:
+        found = self._resolve(path)
+        return not isinstance(found, Unreadable) and found[1] == _TREE
+
+
+def parse_tree(data: bytes, width: int = 20) -> dict[str, tuple[str, str]]:
+    """``name -> (mode, id)`` of a raw git tree object: ``<mode> <name>\\0<binary id>`` entries,
+    with ids of ``width`` bytes (20 for SHA-1 repositories, 32 for SHA-256)."""
+    entries: dict[str, tuple[str, str]] = {}
+    position, end = 0, len(data)
+    while position < end:
+        space = data.index(b" ", position)
+        nul = data.index(b"\0", space)
+        mode = data[position:space].decode("ascii")
+        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
+        entries[name] = (mode, data[nul + 1 : nul + 1 + width].hex())
+        position = nul + 1 + width
+    return entries

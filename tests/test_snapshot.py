@@ -1,0 +1,112 @@
+"""core.snapshot: what a family may read, and what it is refused, in file mode and history mode."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree, confine
+from tests.conftest import write_tree
+
+LIMIT = 1024
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("a/b.json", "a/b.json"),
+        ("./a//b.json", "a/b.json"),
+        ("a/../b.json", "b.json"),
+        ("", ""),
+        (".", ""),
+    ],
+)
+def test_confine_normalises(given: str, expected: str) -> None:
+    assert confine(given) == expected
+
+
+@pytest.mark.parametrize("given", ["../x", "a/../../x", "/etc/passwd", "C:/x", "a\\b", "a\0b"])
+def test_confine_refuses_what_leaves_the_root(given: str) -> None:
+    refused = confine(given)
+    assert isinstance(refused, Unreadable)
+    assert refused.rule.id == "CC010"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, WorkTree]:
+    root = tmp_path / "root"
+    write_tree(root, {"a/one.json": "1", "a/two.json": "22", "big.bin": b"x" * (LIMIT + 1)})
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.json").write_text("secret")
+    return root, WorkTree(root, LIMIT)
+
+
+def test_reads_lists_sizes_and_hashes(tree: tuple[Path, WorkTree]) -> None:
+    _, snap = tree
+    assert snap.read("a/one.json") == b"1"
+    assert snap.read("./a/../a/two.json") == b"22"
+    assert snap.list("a") == ["one.json", "two.json"]
+    assert snap.list("") == ["a", "big.bin"]
+    assert snap.size("a/two.json") == 2
+    digest = snap.sha256("a/two.json")
+    assert not isinstance(digest, Unreadable)
+    assert digest.hex == hashlib.sha256(b"22").hexdigest()
+    assert snap.exists("a") and snap.exists("a/one.json") and not snap.exists("a/three.json")
+    assert snap.is_dir("a") and not snap.is_dir("a/one.json")
+
+
+def _refused(result: object, rule: str) -> Unreadable:
+    assert isinstance(result, Unreadable), result
+    assert result.rule.id == rule
+    return result
+
+
+def test_limits_and_missing_files(tree: tuple[Path, WorkTree]) -> None:
+    _, snap = tree
+    _refused(snap.read("big.bin"), "CC008")
+    _refused(snap.sha256("big.bin"), "CC008")
+    _refused(snap.read("a/none.json"), "CC001")
+    _refused(snap.read("a"), "CC001")
+    _refused(snap.list("a/one.json"), "CC001")
+    _refused(snap.read("../outside/secret.json"), "CC010")
+
+
+def test_never_outside_the_root(tree: tuple[Path, WorkTree], tmp_path: Path) -> None:
+    root, snap = tree
+    os.symlink(tmp_path / "outside", root / "linked-dir")
+    os.symlink(tmp_path / "outside" / "secret.json", root / "a" / "linked.json")
+    os.symlink("one.json", root / "a" / "inside.json")
+    os.symlink("loop.json", root / "a" / "loop.json")
+    for method in ("read", "sha256", "size"):
+        for path in ("linked-dir/secret.json", "a/linked.json", "a/loop.json"):
+            refused = _refused(getattr(snap, method)(path), "CC001")
+            assert "secret" not in refused.message
+    _refused(snap.list("linked-dir"), "CC001")
+    assert not snap.is_dir("linked-dir")
+    assert snap.read("a/inside.json") == b"1"  # a symlink that stays inside is followed
+
+
+def test_a_fifo_never_blocks(tree: tuple[Path, WorkTree]) -> None:
+    root, snap = tree
+    os.mkfifo(root / "a" / "fifo.json")
+    _refused(snap.read("a/fifo.json"), "CC001")
+    _refused(snap.sha256("a/fifo.json"), "CC001")
+    _refused(snap.size("a/fifo.json"), "CC001")
+
+
+def test_unreadable_is_reported_where_it_was_named() -> None:
+    refused = confine("../x")
+    assert isinstance(refused, Unreadable)
+    here = refused.finding("manifest.json", pointer="/files/0")
+    assert (here.path, here.pointer, here.rule) == ("manifest.json", "/files/0", "CC010")
+    assert here.message.startswith("../x: ")
+    assert refused.finding().path == "../x"
+
+
+def test_both_snapshots_are_snapshots() -> None:
+    from continuity_checks.core.snapshot import CommitTree
+
+    assert issubclass(WorkTree, Snapshot) and issubclass(CommitTree, Snapshot)
