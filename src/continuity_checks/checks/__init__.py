@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import importlib
+
 from continuity_checks.core.config import Config, Known
 from continuity_checks.core.family import Declaration, Family
 from continuity_checks.core.rules import Rule
 
-PACKAGES = (
-    "continuity_checks.checks.deltas",
-)
+PACKAGES = ("continuity_checks.checks.deltas",)
 
 
 def declarations() -> tuple[Declaration, ...]:

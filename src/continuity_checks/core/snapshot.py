@@ -137,9 +137,7 @@ class Snapshot(ABC):
 
     def _too_large(self, path: str, size: int | None = None) -> Unreadable:
         found = "more" if size is None else str(size)
-        return Unreadable(
-            path, cc.TOO_LARGE, f"expected at most {self.limit} bytes, found {found}"
-        )
+        return Unreadable(path, cc.TOO_LARGE, f"expected at most {self.limit} bytes, found {found}")
 
 
 # --- the work tree ------------------------------------------------------------------------------

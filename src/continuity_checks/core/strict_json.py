@@ -59,9 +59,7 @@ def _finite(text: str) -> float:
 
 
 _INF = float("inf")
-_decoder = json.JSONDecoder(
-    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite
-)
+_decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
 # the C scanner behind json.loads: one value from an index, no hooks
 _scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -344,7 +342,8 @@ def _overflows(token: str) -> bool:
 
 def scan(text: str) -> ScanResult:
     """Map each JSON Pointer to the offset of its value; note the first duplicate key and the
-    first NaN/Infinity (or a number too large for a double). Tolerant: stops quietly at text that is not JSON."""
+    first NaN/Infinity (or a number too large for a double). Tolerant: stops quietly at text
+    that is not JSON."""
     result = ScanResult({})
     stack: list[_Frame] = []
     pos = 0

@@ -11,8 +11,8 @@ from datetime import date, datetime
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
 from continuity_checks.core import pointer as jp
-from continuity_checks.core.display import json_type, show
 from continuity_checks.core import schemas, strict_json
+from continuity_checks.core.display import json_type, show
 from continuity_checks.core.family import Claimed, FileInput
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
