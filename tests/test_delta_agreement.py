@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from continuity_checks.cli import main
+from continuity_checks.core import atomic
 from tests.conftest import RunCLI, write_tree
 
 PREFIX = "deltalayer: "
@@ -71,6 +72,62 @@ def docs() -> str:
 
 
 # ------------------------------------------------------------- the helper agrees with the prototype
+
+
+@POSIX_ONLY
+@pytest.mark.parametrize("length", [238, 243, 248])
+def test_long_source_names_are_written(root: Path, cli: Any, length: int) -> None:
+    stem = "2026-09-21T00-01-00p08-00--"
+    source = "s" * (length - len(stem) - len(".json"))
+    item = cli("start", "--source", source, "--started-at", T1, "--change", "a").json
+    name = Path(item["_path"]).name
+    assert len(name.encode()) == length
+    assert cli("update", "--conversation", item["_path"], "--updated-at", T2).json
+    assert sorted(p.name for p in changes(root).iterdir()) == [name]
+
+
+@POSIX_ONLY
+def test_a_name_too_long_is_reported_with_the_final_name_not_the_temp(root: Path, cli: Any) -> None:
+    stem = "2026-09-21T00-01-00p08-00--"
+    source = "s" * (256 - len(stem) - len(".json"))
+    message = cli("start", "--source", source, "--started-at", T1).message
+    name = stem + source + ".json"
+    assert message.startswith("[Errno 36] File name too long: ")
+    assert message.endswith(f"{name}'")
+    assert ".tmp" not in message
+    assert list(changes(root).iterdir()) == []
+
+
+def test_temp_names_are_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+    real = os.open
+
+    def spy(path: Any, *args: Any, **kwargs: Any) -> int:
+        seen.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", spy)
+    target = tmp_path / ("x" * 200 + ".json")
+    atomic.atomic_write(target, b"{}\n")
+    temps = [name for name in seen if name.endswith(".tmp")]
+    assert temps and all(len(name) <= 24 and name.startswith(".") for name in temps)
+
+
+def test_errors_never_name_the_temp_file(
+    root: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = cli("start", "--source", "codex", "--started-at", T1).json["_path"]
+    real_replace = os.replace
+
+    def replace(src: Any, dst: Any) -> None:
+        if os.fspath(src).endswith(".tmp"):
+            raise OSError(5, "Input/output error", os.fspath(src), None, os.fspath(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    message = cli("update", "--conversation", path, "--updated-at", T2).message
+    assert ".tmp" not in message
+    assert message == f"[Errno 5] Input/output error: '{(root / path).resolve()}'"
 
 
 # ------------------------------------------------------------ DL103 is the helper's own parser
