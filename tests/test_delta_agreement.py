@@ -130,6 +130,103 @@ def test_errors_never_name_the_temp_file(
     assert message == f"[Errno 5] Input/output error: '{(root / path).resolve()}'"
 
 
+@pytest.mark.parametrize("blank", ["\u3000", "\u00a0\u2003", "\u2028"])
+def test_recent_warns_about_a_line_of_non_ascii_whitespace(
+    root: Path, cli: Any, blank: str
+) -> None:
+    cli("init")
+    good = '{"time":"2026-09-21","source":"legacy","changes":["good"]}\n'
+    (root / ".deltalayer" / "changes.jsonl").write_text(
+        good + blank + "\n" + " \t\r\n" + good, encoding="utf-8"
+    )
+    page = cli("recent").json
+    assert [e["_line"] for e in page["events"]] == [4, 1]
+    assert page["warnings"] == [
+        {"line": 2, "error": "Expecting value: line 1 column 1 (char 0)", "skipped": True}
+    ]
+
+
+def test_recent_warns_about_a_directory_named_json(root: Path, cli: Any) -> None:
+    cli("start", "--source", "codex", "--started-at", T1)
+    (changes(root) / "x.json").mkdir()
+    page = cli("recent").json
+    assert len(page["events"]) == 1
+    path = changes(root).resolve() / "x.json"
+    assert page["warnings"] == [
+        {
+            "path": ".deltalayer/changes/x.json",
+            "error": f"[Errno 21] Is a directory: '{path}'",
+            "skipped": True,
+        }
+    ]
+
+
+@POSIX_ONLY
+def test_recent_warns_about_a_dangling_json_symlink(root: Path, cli: Any) -> None:
+    cli("start", "--source", "codex", "--started-at", T1)
+    (changes(root) / "gone.json").symlink_to("nowhere.json")
+    page = cli("recent").json
+    assert len(page["events"]) == 1
+    path = changes(root).resolve() / "gone.json"
+    assert page["warnings"] == [
+        {
+            "path": ".deltalayer/changes/gone.json",
+            "error": f"[Errno 2] No such file or directory: '{path}'",
+            "skipped": True,
+        }
+    ]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_recent_warns_about_a_fifo_instead_of_blocking(root: Path, cli: Any) -> None:
+    cli("start", "--source", "codex", "--started-at", T1)
+    os.mkfifo(changes(root) / "pipe.json")
+    page = cli("recent").json  # the prototype would block here, reading the pipe
+    assert len(page["events"]) == 1
+    assert page["warnings"] == [
+        {"path": ".deltalayer/changes/pipe.json", "error": "not a regular file", "skipped": True}
+    ]
+    assert "not a regular file" in docs()
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        # the prototype reads a delta as text: CRLF and CR become one newline before json.loads
+        (b'{"a": 1,\r\n "b" 2}', "Expecting ':' delimiter: line 2 column 6 (char 14)"),
+        (b'{"a": 1,\r "b" 2}', "Expecting ':' delimiter: line 2 column 6 (char 14)"),
+        (b'{\r\n\r\n"a" 1}', "Expecting ':' delimiter: line 3 column 5 (char 7)"),
+    ],
+)
+def test_error_positions_in_a_file_with_cr_match_the_prototype(
+    root: Path, cli: Any, data: bytes, error: str
+) -> None:
+    cli("init")
+    (changes(root) / "bad.json").write_bytes(data)
+    assert cli("recent").json["warnings"] == [
+        {"path": ".deltalayer/changes/bad.json", "error": error, "skipped": True}
+    ]
+    assert cli("show", "--conversation", "bad.json").message == error
+
+
+@pytest.mark.parametrize(
+    ("cursor", "message"),
+    [
+        ("not a time#line=0", "cursor line must be positive"),
+        ("not a time#line=-3", "cursor line must be positive"),
+        ("not a time#line=x", "cursor line must be an integer"),
+        ("#line=0", "cursor line must be positive"),
+        ("2026-09-21T00:00:00#line=0", "cursor line must be positive"),
+        ("not a time#line=1", "time must be a valid ISO 8601 date or timestamp"),
+    ],
+)
+def test_a_malformed_line_cursor_is_judged_by_its_line_first(
+    root: Path, cli: Any, cursor: str, message: str
+) -> None:
+    cli("init")
+    assert cli("older", "--before", cursor).message == message
+
+
 # ------------------------------------------------------------ DL103 is the helper's own parser
 
 

@@ -14,6 +14,7 @@ from the prototype are deliberate and listed in docs/delta-helper.md:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -101,16 +102,34 @@ def _local_now() -> datetime:
     return datetime.now().astimezone().replace(microsecond=0)
 
 
-def _decode_json(data: bytes) -> object:
-    """Strict UTF-8 then ``json.loads``; any failure is a DeltaError with the parser's message."""
+def _decode_json(data: bytes, *, text_mode: bool = False) -> object:
+    """Strict UTF-8 then ``json.loads``; any failure is a DeltaError with the parser's message.
+
+    ``text_mode`` reads the bytes as the prototype reads a delta file, as text with universal
+    newlines: CRLF and a lone CR become LF. That changes no value (a raw CR or LF inside a JSON
+    string is an error either way), only the line, column and char of an error message.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DeltaError(str(exc)) from None
+    if text_mode and "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, int digit limit, nesting
         raise DeltaError(str(exc) or type(exc).__name__) from None
+
+
+def _read_entry(path: str) -> bytes:
+    """The bytes of a ``*.json`` entry of changes/; an OSError with open()'s text when it is not
+    a readable regular file (a directory is "Is a directory", a dangling link "No such file")."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise DeltaError("not a regular file")  # a FIFO would block, a device never end
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def serialise(record: JSONObject) -> bytes:
@@ -411,7 +430,7 @@ class DeltaStore:
         return self._parse(path.read_bytes())
 
     def _parse(self, data: bytes) -> tuple[JSONObject, DeltaTimes]:
-        value = _decode_json(data)
+        value = _decode_json(data, text_mode=True)
         times = self._validate(value)
         assert isinstance(value, dict)
         return value, times
@@ -443,13 +462,17 @@ class DeltaStore:
         return deltas + legacy[::-1], delta_warnings + legacy_warnings
 
     def _delta_files(self) -> Iterator[tuple[str, str, bool]]:
-        """(name, path, is a symlink) of every ``*.json`` file directly in changes/, by name."""
+        """(name, path, is a symlink) of every ``*.json`` entry directly in changes/, by name.
+
+        Whatever its type: a directory or a dangling symlink named ``*.json`` is listed too, and
+        reading it gives the prototype's warning instead of a silent skip.
+        """
         try:
             with os.scandir(self.changes_dir) as scan:
                 found = {
                     entry.name: (entry.path, entry.is_symlink())
                     for entry in scan
-                    if entry.name.endswith(naming.SUFFIX) and entry.is_file()
+                    if entry.name.endswith(naming.SUFFIX)
                 }
         except FileNotFoundError:
             return
@@ -473,8 +496,7 @@ class DeltaStore:
                     changes_real = changes_real or Path(os.path.realpath(self.changes_dir))
                     if _inside(Path(os.path.realpath(path)), changes_real) is None:
                         raise DeltaError(OUTSIDE)
-                with open(path, "rb") as handle:
-                    data = handle.read()
+                data = _read_entry(path)
                 record, times = self._parse(data)
             except (DeltaError, OSError) as exc:
                 warnings.append(
@@ -497,12 +519,9 @@ class DeltaStore:
         entries: list[_Entry] = []
         warnings: list[JSONObject] = []
         for number, line in enumerate(data.split(b"\n"), start=1):
-            try:
-                text = line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                warnings.append({"line": number, "error": str(exc), "skipped": True})
-                continue
-            if not text.strip():
+            if not line.strip():
+                # blank means ASCII whitespace only, as in the prototype: a line of U+3000 or
+                # U+00A0 is not blank, and json.loads reports it
                 continue
             try:
                 value = _decode_json(line)
@@ -546,16 +565,16 @@ class DeltaStore:
             return [e for e in entries if e.legacy_time is not None and e.line < line]
         if LINE_MARK in before:
             time_part, _, line_part = before.partition(LINE_MARK)
-            try:
-                time = timestamps.parse(time_part)
-            except TimestampError as exc:
-                raise DeltaError(str(exc)) from None
-            try:
+            try:  # the line first, then the time, in the prototype's order
                 line = int(line_part)
             except ValueError:
                 raise DeltaError(BAD_CURSOR_LINE) from None
             if line < 1:
                 raise DeltaError(NONPOSITIVE_CURSOR_LINE)
+            try:
+                time = timestamps.parse(time_part)
+            except TimestampError as exc:
+                raise DeltaError(str(exc)) from None
             return following(f"{time.isoformat()}{LINE_MARK}{line}")
         try:
             boundary = timestamps.parse(before)
