@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from continuity_checks.checks.deltas.store import DeltaStore
 from continuity_checks.cli import main
 from continuity_checks.core import atomic
 from tests.conftest import RunCLI, write_tree
@@ -69,6 +70,34 @@ def docs() -> str:
 
 
 # --------------------------------------------------------------- the helper agrees with the checker
+
+
+def test_update_refuses_an_updated_at_that_goes_back(root: Path, cli: Any) -> None:
+    path = cli("start", "--source", "codex", "--started-at", T1).json["_path"]
+    assert cli("update", "--conversation", path, "--updated-at", T3, "--change", "a").json
+    before = (root / path).read_bytes()
+    message = cli("update", "--conversation", path, "--updated-at", T2, "--change", "b").message
+    assert message == (
+        f"updated_at cannot go back: expected {T3} or later, found {T2} "
+        "(continuity verify reports it as DL205)"
+    )
+    assert (root / path).read_bytes() == before
+    # the same instant written differently, and a later time, are fine
+    same = "2026-09-20T16:03:00Z"
+    assert cli("update", "--conversation", path, "--updated-at", same).json["updated_at"] == (
+        "2026-09-20T16:03:00+00:00"
+    )
+    assert cli("update", "--conversation", path, "--updated-at", "2026-09-22").message.startswith(
+        "updated_at cannot go back"  # a date-only time sorts below every full timestamp
+    )
+
+
+def test_update_going_back_is_what_verify_calls_dl205(root: Path) -> None:
+    store = DeltaStore(root)
+    path = store.start("codex", started_at=T1)["_path"]
+    store.update(path, updated_at=T3)
+    with pytest.raises(Exception, match="DL205"):
+        store.amend(path, lambda old: old, updated_at=T2)
 
 
 # ------------------------------------------------------------- the helper agrees with the prototype

@@ -9,7 +9,8 @@ from the prototype are deliberate and listed in docs/delta-helper.md:
   read-modify-write and freeze all happen inside it;
 - ``freeze`` moves with hard link + unlink, so an existing ``X.frozen.json`` is never replaced;
 - an empty time or an empty change is an error, and ``start`` validates before ``init`` writes;
-- ``_path`` always uses ``/``.
+- ``_path`` always uses ``/``;
+- ``update --updated-at T`` refuses a T that goes back (the checker's DL205).
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ BAD_LEGACY_CURSOR = "legacy cursor line must be an integer"
 DATE_ONLY_CURSOR = "date-only values require a full cursor from recent/older"
 # this project's messages
 EMPTY_CHANGE = "change must be a non-empty string"
+WENT_BACK = (
+    "updated_at cannot go back: expected {} or later, found {} "
+    "(continuity verify reports it as DL205)"
+)
 NOT_UNICODE = "conversation delta text must be valid Unicode (lone surrogates cannot be stored)"
 
 CONVERSATION_PREFIX = "conversation:"
@@ -239,7 +244,11 @@ class DeltaStore:
     def update(
         self, ref: str, changes: Sequence[str] = (), *, updated_at: str | None = None
     ) -> JSONObject:
-        """Replace the changes of a non-frozen delta and set ``updated_at`` (now if None)."""
+        """Replace the changes of a non-frozen delta and set ``updated_at`` (now if None).
+
+        A given ``updated_at`` that sorts before the stored one is refused: ``continuity verify``
+        would reject that commit (DL205).
+        """
         return self._rewrite(ref, lambda _old: changes, updated_at)
 
     def amend(
@@ -372,9 +381,12 @@ class DeltaStore:
         with self.lock():
             resolved = self._resolve(ref)  # again: a freeze may have renamed it meanwhile
             self._refuse_frozen(resolved)
-            record, _ = self._load(resolved.path)
+            record, times = self._load(resolved.path)
             record["changes"] = check_new_changes(edit(list(record["changes"])))
-            record["updated_at"] = self._time(updated_at).isoformat()
+            time = self._time(updated_at)
+            if updated_at is not None and time.sort_key() < times.updated.sort_key():
+                raise DeltaError(WENT_BACK.format(times.updated.isoformat(), time.isoformat()))
+            record["updated_at"] = time.isoformat()
             self._validate(record)
             atomic.atomic_write(resolved.path, serialise(record))
         return self._delta_item(record, resolved.name, resolved.rel)
