@@ -100,6 +100,85 @@ def test_update_going_back_is_what_verify_calls_dl205(root: Path) -> None:
         store.amend(path, lambda old: old, updated_at=T2)
 
 
+def test_init_creates_a_gitignore_with_the_lock(root: Path, cli: Any) -> None:
+    out = cli("init").out.splitlines()
+    assert str(root.resolve() / ".gitignore") in out
+    assert (root / ".gitignore").read_bytes() == b".deltalayer/.lock\n"
+    assert cli("init").out == "already initialized\n"
+    assert (root / ".gitignore").read_bytes() == b".deltalayer/.lock\n"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (b"node_modules/\n*.pyc\n", b"node_modules/\n*.pyc\n.deltalayer/.lock\n"),
+        (b"node_modules/", b"node_modules/\n.deltalayer/.lock\n"),  # no final newline
+        (b"a\r\nb\r\n", b"a\r\nb\r\n.deltalayer/.lock\r\n"),  # CRLF kept
+        (b"", b".deltalayer/.lock\n"),
+    ],
+)
+def test_init_appends_the_lock_to_a_gitignore(root: Path, cli: Any, old: bytes, new: bytes) -> None:
+    (root / ".gitignore").write_bytes(old)
+    out = cli("init").out.splitlines()
+    assert f"added .deltalayer/.lock to {root.resolve() / '.gitignore'}" in out
+    assert (root / ".gitignore").read_bytes() == new
+    cli("init")
+    cli("start", "--source", "codex", "--started-at", T1)
+    assert (root / ".gitignore").read_bytes() == new  # idempotent, start too
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b".deltalayer/.lock", b"/.deltalayer/.lock", b".deltalayer/.lock  ", b".deltalayer/.lock\r"],
+)
+def test_init_leaves_a_gitignore_that_has_the_lock(root: Path, cli: Any, line: bytes) -> None:
+    old = b"# mine\n" + line + b"\nbuild/\n"
+    (root / ".gitignore").write_bytes(old)
+    cli("init")
+    assert (root / ".gitignore").read_bytes() == old
+
+
+def test_init_writes_the_gitignore_atomically(
+    root: Path, cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / ".gitignore").write_bytes(b"x\n")
+    written: list[str] = []
+    real = atomic.atomic_write
+
+    def spy(path: Any, data: bytes, **kwargs: Any) -> None:
+        written.append(Path(path).name)
+        real(path, data, **kwargs)
+
+    monkeypatch.setattr(atomic, "atomic_write", spy)
+    cli("init")
+    assert ".gitignore" in written
+
+
+@POSIX_ONLY
+def test_init_appends_through_a_symlinked_gitignore(root: Path, cli: Any, tmp_path: Path) -> None:
+    real = tmp_path / "shared-ignore"
+    real.write_bytes(b"x\n")
+    (root / ".gitignore").symlink_to(real)
+    cli("init")
+    assert (root / ".gitignore").is_symlink()
+    assert real.read_bytes() == b"x\n.deltalayer/.lock\n"
+
+
+def test_lock_is_ignored_by_git_after_init(root: Path, cli: Any) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    cli("start", "--source", "codex", "--started-at", T1)
+    status = subprocess.run(
+        ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert ".deltalayer/.lock" not in status
+    assert ".deltalayer/changes/" in status
+
+
 # ------------------------------------------------------------- the helper agrees with the prototype
 
 

@@ -558,9 +558,10 @@ def test_init_leaves_the_real_v021_agents_md_alone(root: Path, cli: Any) -> None
 def test_init_appends_one_v021_section_to_other_agents_md(root: Path, cli: Any) -> None:
     old = b"# Rules\r\n<!-- deltalayer-v0 -->\r\nold v0 rules"  # CRLF, no final newline
     (root / "AGENTS.md").write_bytes(old)
-    assert cli("init").out.splitlines()[-1] == (
-        f"appended continuity section to {(root / 'AGENTS.md').resolve()}"
-    )
+    assert cli("init").out.splitlines()[-2:] == [
+        f"appended continuity section to {(root / 'AGENTS.md').resolve()}",
+        str((root / ".gitignore").resolve()),
+    ]
     section = scaffold.AGENTS_SECTION.encode()
     assert (root / "AGENTS.md").read_bytes() == old + b"\n\n" + section + b"\n"
     assert cli("init").out == "already initialized\n"

@@ -10,7 +10,8 @@ from the prototype are deliberate and listed in docs/delta-helper.md:
 - ``freeze`` moves with hard link + unlink, so an existing ``X.frozen.json`` is never replaced;
 - an empty time or an empty change is an error, and ``start`` validates before ``init`` writes;
 - ``_path`` always uses ``/``;
-- ``update --updated-at T`` refuses a T that goes back (the checker's DL205).
+- ``update --updated-at T`` refuses a T that goes back (the checker's DL205);
+- ``init`` adds ``.deltalayer/.lock`` to ``.gitignore``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ CHANGES_REL = ".deltalayer/changes"
 LEGACY_REL = ".deltalayer/changes.jsonl"
 LOCK_NAME = ".lock"
 """The lock file, in ``.deltalayer/``: neither ``*.json`` nor ``*.tmp``, so readers ignore it."""
+
+GITIGNORE = ".gitignore"
+GITIGNORE_ENTRY = f"{DELTALAYER_DIR}/{LOCK_NAME}"
+"""The line ``init`` adds to ``.gitignore``, so that ``git add .`` never commits the lock."""
+_LOCK_PATTERNS = frozenset({GITIGNORE_ENTRY.encode(), b"/" + GITIGNORE_ENTRY.encode()})
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 1000
@@ -332,26 +338,55 @@ class DeltaStore:
     # ------------------------------------------------------------------ internals: writes
 
     def _init_locked(self) -> list[str]:
+        """The prototype's three steps and report lines in its order, then the .gitignore line."""
         self.changes_dir.mkdir(parents=True, exist_ok=True)
         report: list[str] = []
         if self._create_missing(self.legacy_path, b""):
             report.append(str(self.legacy_path))
         if self._create_missing(self.project_path, scaffold.PROJECT_TEMPLATE.encode("utf-8")):
             report.append(str(self.project_path))
+        agents = self._init_agents()
+        if agents:
+            report.append(agents)
+        ignored = self._ignore_lock()
+        if ignored:
+            report.append(ignored)
+        return report
+
+    def _init_agents(self) -> str | None:
+        """Create AGENTS.md or append the section; the report line, or None."""
         section = scaffold.AGENTS_SECTION.encode("utf-8")
         try:
             current = self.agents_path.read_bytes()
         except FileNotFoundError:
-            if self._create_missing(self.agents_path, section + b"\n"):
-                report.append(str(self.agents_path))
-            return report
+            created = self._create_missing(self.agents_path, section + b"\n")
+            return str(self.agents_path) if created else None
         if any(marker.encode("utf-8") in current for marker in scaffold.MARKERS):
-            return report
+            return None
         prefix = current if not current or current.endswith(b"\n") else current + b"\n"
         # write through a symlinked AGENTS.md instead of replacing the link
         atomic.atomic_write(os.path.realpath(self.agents_path), prefix + b"\n" + section + b"\n")
-        report.append(f"appended continuity section to {self.agents_path}")
-        return report
+        return f"appended continuity section to {self.agents_path}"
+
+    def _ignore_lock(self) -> str | None:
+        """Make git ignore the lock file: create ``.gitignore`` or append one line to it.
+
+        Never rewrites the user's lines (the old bytes stay a prefix, CRLF is kept), writes
+        through a symlinked ``.gitignore``, and does nothing when a line already names the lock.
+        Returns the report line, or None when nothing changed.
+        """
+        path = self.root / GITIGNORE
+        entry = GITIGNORE_ENTRY.encode("utf-8")
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            return str(path) if self._create_missing(path, entry + b"\n") else None
+        if any(line.rstrip() in _LOCK_PATTERNS for line in current.split(b"\n")):
+            return None
+        newline = b"\r\n" if b"\r\n" in current else b"\n"
+        prefix = current if not current or current.endswith(b"\n") else current + newline
+        atomic.atomic_write(os.path.realpath(path), prefix + entry + newline)
+        return f"added {GITIGNORE_ENTRY} to {path}"
 
     @staticmethod
     def _create_missing(path: Path, data: bytes) -> bool:
