@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from continuity_checks.checks.deltas import scaffold
 from continuity_checks.checks.deltas.store import DeltaStore
 from continuity_checks.cli import main
 from continuity_checks.core import atomic
@@ -333,6 +335,50 @@ def test_a_malformed_line_cursor_is_judged_by_its_line_first(
 ) -> None:
     cli("init")
     assert cli("older", "--before", cursor).message == message
+
+
+def test_option_values_beginning_with_a_dash_are_kept_and_documented(root: Path, cli: Any) -> None:
+    item = cli("start", "--source", "codex", "--started-at", T1, "--change", "-x").json
+    assert item["changes"] == ["-x"]
+    item = cli(
+        "update", "--conversation", item["_path"], "--updated-at", T2, "--change", "-5% p99 latency"
+    ).json
+    assert item["changes"] == ["-5% p99 latency"]
+    assert "--change -x" in docs()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("start", "--source", "codex", "--change", "--started-at", T1),
+        ("start", "--source", "--change"),
+        ("update", "--conversation", "--change"),
+        ("update", "--conversation", "x.json", "--updated-at", "--change", "a"),
+    ],
+)
+def test_an_option_name_as_a_value_is_a_usage_error(
+    root: Path, cli: Any, args: tuple[str, ...]
+) -> None:
+    result = cli(*args)
+    assert result.code == 2 and result.out == ""
+    assert "is an option name" in result.err
+    assert not (root / ".deltalayer").exists()
+
+
+def test_project_template_placeholders_are_ours_and_documented(root: Path, cli: Any) -> None:
+    cli("init")
+    text = (root / "PROJECT.md").read_text(encoding="utf-8")
+    sections = re.findall(r"^## (.+)\n\n<!-- (.+) -->$", text, re.MULTILINE)
+    assert [s for s, _ in sections] == [
+        "Goal",
+        "Current Architecture",
+        "Current Stage",
+        "Recently Completed",
+        "Known Constraints",
+        "Open Areas",
+    ]
+    assert text == scaffold.PROJECT_TEMPLATE
+    assert "placeholder comments" in docs()
 
 
 # ------------------------------------------------------------ DL103 is the helper's own parser
