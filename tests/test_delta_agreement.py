@@ -1,7 +1,9 @@
 """``continuity delta`` agrees with the checker and with the prototype it replaces (issue 6).
 
-Each test pins one difference that a side-by-side run against the DeltaLayer prototype (same
-frozen clock, time zone and locale) or against ``continuity verify`` found. Where we keep our own
+Each test pins one difference that issue 6 reports from a side-by-side run against the DeltaLayer
+prototype or against ``continuity verify``. The prototype's code is not part of this repository's
+corpus, so the expected texts come from specs/deltalayer.md and the Python behaviour it names
+(``read_text`` with universal newlines, ``json.loads``, ``fromisoformat``). Where we keep our own
 behaviour on purpose, the test pins it and checks that docs/delta-helper.md says so.
 """
 
