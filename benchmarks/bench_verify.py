@@ -181,9 +181,11 @@ def main() -> None:
             built = build(repo, args.commits, args.updates)
             print(f"built {args.commits} commits with git fast-import in {built:.2f} s")
         print(f"{len(list((repo / CHANGES).iterdir()))} deltas at HEAD")
-        from continuity_checks.core.git import LOG_ARGS
+        from continuity_checks.core.git import LogRequest, log_arguments
 
-        git_log = ["git", *[a for a in LOG_ARGS if a != "--stdin"], "HEAD"]
+        request = LogRequest(trailers=("Continuity-Delta",))  # what engine.verify asks for
+        arguments = [a for a in log_arguments(request) if a != "--stdin"]
+        git_log = ["git", "--no-replace-objects", *arguments, "HEAD"]
         verify = [sys.executable, "-m", "continuity_checks", "verify", "--range", "HEAD"]
         version = [sys.executable, "-m", "continuity_checks", "--version"]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}

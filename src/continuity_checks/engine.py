@@ -184,11 +184,11 @@ def verify(
     A version larger than ``limits.max-file-bytes`` is not read into memory: the family gets
     None for it, and the run reports CC008 once per blob, at the first commit that needed it.
     """
-    from continuity_checks.core.git import Repository, start_early
+    from continuity_checks.core.git import LogRequest, Repository
 
     families = checks.build(config, only)
     root = Path(os.path.abspath(root))
-    early = start_early(root, revision_range)  # git walks the range while GitPython loads
+    request = LogRequest(trailers=("Continuity-Delta",))  # what the deltas family reads of a commit
     report = Report()
     findings: list[Finding] = []
     exclude = config.exclude
@@ -207,7 +207,7 @@ def verify(
         return found
 
     with (
-        Repository(root, config.max_file_bytes, early) as repo,
+        Repository(root, config.max_file_bytes, revision_range=revision_range) as repo,
         _few_collections(),
     ):
         base, head = repo.resolve_range(revision_range)
@@ -221,7 +221,7 @@ def verify(
             return data
 
         # the walk fetches ahead the blobs of the paths some family claims
-        for commit, raw_changes in repo.walk(base, head, prefetch=owners):
+        for commit, raw_changes in repo.walk(base, head, prefetch=owners, request=request):
             report.commits += 1
             if not raw_changes:
                 continue

@@ -7,13 +7,14 @@ as a :class:`FileInput`; in history mode it hands each commit's claimed changes 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple, Protocol
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
 
 
 class FileInput(NamedTuple):
@@ -34,19 +35,6 @@ class Claimed(NamedTuple):
 
     path: str
     kind: str
-
-
-class Commit(NamedTuple):
-    """One commit of the range (a tuple: one is made per commit, so it must be cheap)."""
-
-    sha: str
-    parents: tuple[str, ...]
-    subject: str
-    trailers: Mapping[str, tuple[str, ...]]
-
-    @property
-    def is_merge(self) -> bool:
-        return len(self.parents) > 1
 
 
 @dataclass
