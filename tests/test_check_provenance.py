@@ -324,3 +324,21 @@ def test_schema_engines_agree_on_manifests(value: object) -> None:
         format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
     )
     assert schemas.validator("provenance-manifest").is_valid(value) == oracle.is_valid(value)
+
+
+def test_provenance_example_is_clean_and_guards_its_bytes(tmp_path: Path, run_json: RunCLI) -> None:
+    import shutil
+
+    from tests.conftest import EXAMPLES
+
+    code, report = run_json("check", "--all", "--root", str(EXAMPLES), "--family", "provenance")
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 2)
+    copy = tmp_path / "examples"
+    shutil.copytree(EXAMPLES / "provenance", copy / "provenance")
+    log = copy / "provenance/evidence/session-log.txt"
+    log.write_bytes(log.read_bytes().replace(b"12 passed", b"13 passed"))
+    _, report = run_json("check", "--all", "--root", str(copy))
+    assert sorted(rules_of(report)) == [
+        ("PV104", "provenance/PROVENANCE.json", 7),
+        ("PV104", "provenance/evidence/SHA256SUMS.txt", 1),
+    ]
