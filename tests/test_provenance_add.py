@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -163,3 +164,23 @@ def test_concurrent_writers_lose_no_line(tmp_path: Path) -> None:
     entries = sums.parse((tmp_path / "SHA256SUMS").read_bytes()).entries
     assert sorted(e.path for e in entries) == names
     assert all(e.digest == sha(e.path.encode()) for e in entries)
+
+
+@pytest.mark.skipif(shutil.which("sha256sum") is None, reason="GNU sha256sum is the oracle")
+def test_lines_are_what_gnu_sha256sum_writes_and_reads(
+    tree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ["a.txt", "dir/b b.txt", "лайв.md", "new\nline", "cr\rname", "x (1).txt"]
+    for name in names[3:]:
+        (tree / name).write_bytes(name.encode())
+    assert run(capsys, *names)[0] == 0
+    ours = (tree / "SHA256SUMS").read_bytes()
+    gnu = subprocess.run(["sha256sum", *names], cwd=tree, capture_output=True, check=True).stdout
+    assert ours == gnu
+    check = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=tree, capture_output=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    tagged = subprocess.run(["sha256sum", "--tag", *names], cwd=tree, capture_output=True).stdout
+    parsed = sums.parse(tagged)
+    assert [(e.path, e.digest) for e in parsed.entries] == [
+        (e.path, e.digest) for e in sums.parse(ours).entries
+    ]
