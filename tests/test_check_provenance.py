@@ -333,12 +333,12 @@ def test_provenance_example_is_clean_and_guards_its_bytes(tmp_path: Path, run_js
 
     code, report = run_json("check", "--all", "--root", str(EXAMPLES), "--family", "provenance")
     assert (code, report["findings"], report["summary"]["files"]) == (0, [], 2)
-    copy = tmp_path / "examples"
-    shutil.copytree(EXAMPLES / "provenance", copy / "provenance")
-    log = copy / "provenance/evidence/session-log.txt"
+    shutil.copytree(EXAMPLES / "provenance", tmp_path / "examples/provenance")
+    (tmp_path / ".git").mkdir()  # the copy is a repository: paths are relative to its top
+    log = tmp_path / "examples/provenance/evidence/session-log.txt"
     log.write_bytes(log.read_bytes().replace(b"12 passed", b"13 passed"))
-    _, report = run_json("check", "--all", "--root", str(copy))
+    _, report = run_json("check", "--all", "--root", str(tmp_path / "examples"))
     assert sorted(rules_of(report)) == [
-        ("PV104", "provenance/PROVENANCE.json", 7),
-        ("PV104", "provenance/evidence/SHA256SUMS.txt", 1),
+        ("PV104", "examples/provenance/PROVENANCE.json", 7),
+        ("PV104", "examples/provenance/evidence/SHA256SUMS.txt", 1),
     ]

@@ -107,7 +107,7 @@ def test_odd_names_are_escaped_as_coreutils_does(
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["../outside"], "inside the root"),
+    [(["../outside"], "inside the repository"),
      (["missing.txt"], "missing.txt"),
      (["dir"], "expected a regular file"),
      (["SHA256SUMS"], "cannot list itself"),

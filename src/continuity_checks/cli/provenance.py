@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -22,7 +21,7 @@ def provenance() -> None:
     "sums_file",
     default=None,
     type=click.Path(dir_okay=False, path_type=str),
-    help="The sums file to append to (default: ROOT/SHA256SUMS).",
+    help="The sums file to append to (default: SHA256SUMS at the top of the repository).",
 )
 @root_option
 @config_option
@@ -36,27 +35,25 @@ def add_command(
     """
     from continuity_checks.checks.provenance.add import AddError, add
     from continuity_checks.checks.provenance.family import ProvenanceFamily
-    from continuity_checks.core.config import ConfigError
+    from continuity_checks.core.config import ConfigError, project_root
     from continuity_checks.core.snapshot import WorkTree
     from continuity_checks.engine import relative
 
-    config = load_config(root, config_path)
+    top = project_root(root)  # as check does: lines and findings name paths alike
+    config = load_config(top, config_path)
     try:
         relative_to = ProvenanceFamily(config).relative_to
     except ConfigError as exc:
         click.echo(f"continuity: configuration error in {exc}", err=True)
         raise click.exceptions.Exit(2) from None
-    absolute_root = Path(os.path.abspath(root))  # as check does: findings and lines agree
-    given = [relative(absolute_root, name) for name in files]
+    given = [relative(top, name) for name in files]
     outside = [name for name, rel in zip(files, given, strict=True) if rel is None]
-    target = relative(absolute_root, sums_file) if sums_file else "SHA256SUMS"
+    target = relative(top, sums_file) if sums_file else "SHA256SUMS"
     if outside or target is None:
         names = ", ".join(outside or [str(sums_file)])
-        click.echo(
-            f"continuity: {names}: expected a path inside the root {absolute_root}", err=True
-        )
+        click.echo(f"continuity: {names}: expected a path inside the repository {top}", err=True)
         raise click.exceptions.Exit(1)
-    snapshot = WorkTree(absolute_root, config.max_file_bytes)
+    snapshot = WorkTree(top, config.max_file_bytes)
     try:
         result = add(snapshot, [g for g in given if g is not None], target, relative_to=relative_to)
     except (AddError, OSError) as exc:
