@@ -77,7 +77,8 @@ def test_digest_changed_is_pv201_at_its_line(tmp_path: Path) -> None:
 
 def test_removed_entry_is_pv202(tmp_path: Path) -> None:
     found = run_commit(tmp_path, BASE, {**BASE, "SHA256SUMS": sums((A, "a.txt"))})
-    assert rows(found) == [("PV202", "SHA256SUMS", None, None)]
+    assert rows(found) == [("PV202", "SHA256SUMS", 2, None)]
+    assert "line 2 of the parent's version" in found[0].message
     assert '"b.txt"' in found[0].message
 
 
@@ -150,7 +151,7 @@ def test_manifest_digest_change_is_pv201_at_its_pointer(tmp_path: Path) -> None:
 def test_manifest_removed_private_original_is_pv202(tmp_path: Path) -> None:
     after = {**MBASE, M: manifest(art(A, "a.txt"), {**DERIVED, "derived_from": "a.txt"})}
     found = run_commit(tmp_path, MBASE, after)
-    assert rows(found) == [("PV202", M, None, None)]
+    assert rows(found) == [("PV202", M, 12, "/artifacts/1/sha256")]
     assert "private/raw.csv" in found[0].message
 
 
@@ -178,7 +179,7 @@ def test_dsh_removed_sums_entry_is_pv202(tmp_path: Path) -> None:
     lines = upstream.split(b"\r\n")
     kept = b"\r\n".join(line for line in lines if b"WORKING_STATE" not in line)
     found = run_commit(tmp_path, {rel: upstream}, {rel: kept})
-    assert rows(found) == [("PV202", rel, None, None)]
+    assert rows(found) == [("PV202", rel, 13, None)]
     assert "evidence/memory-injections/WORKING_STATE.json" in found[0].message
 
 
@@ -212,7 +213,7 @@ def test_verify_reports_a_changed_digest_and_a_removed_entry(
     assert code == 1
     assert [(f["rule"], f["commit"], f["line"]) for f in report["findings"]] == [
         ("PV201", rehash, 2),
-        ("PV202", drop, None),
+        ("PV202", drop, 1),
     ]
 
 

@@ -168,11 +168,13 @@ def _removed(listing: str, gone: list[Listed], whole: bool, sha: str) -> Iterato
         )
         return
     for entry in gone:
-        yield pv.ENTRY_REMOVED.finding(
-            listing,
-            f"expected {named(entry.written)} (listed with {entry.digest}) to stay listed, "
-            "found its entry removed",
-            commit=sha,
+        # the position is where the parent's version listed it: the entry is gone from this one
+        where = f"line {entry.line}" if entry.line is not None else entry.pointer
+        yield entry.finding(
+            pv.ENTRY_REMOVED,
+            f"expected {named(entry.written)} (listed with {entry.digest} at {where} of the "
+            "parent's version) to stay listed, found its entry removed",
+            sha,
         )
 
 
