@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ from continuity_checks.checks.provenance.family import ProvenanceFamily
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.snapshot import WorkTree
+from continuity_checks.core.snapshot import CommitTree, WorkTree
 from tests.conftest import CORPUS, RunCLI, write_tree
 from tests.git_helpers import GitRepo, isolate_git
 
@@ -228,3 +230,96 @@ def test_verify_reads_unchanged_siblings_at_the_commit(repo: GitRepo, run_json: 
     )
     assert [(f["rule"], f["commit"], f["line"]) for f in report["findings"]] == [("PV104", bad, 2)]
     assert code == 1 and good != bad
+
+
+# --- real repositories, read through CommitTree --------------------------------------------------
+
+
+class CatFile:
+    """The object reader a CommitTree needs, over one real ``git cat-file --batch`` process."""
+
+    def __init__(self, path: Path) -> None:
+        self.process = subprocess.Popen(
+            ["git", "cat-file", "--batch"], cwd=path, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+
+    def read_object(self, spec: str) -> GitObject | None:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(spec.encode() + b"\n")
+        self.process.stdin.flush()
+        header = self.process.stdout.readline().split()
+        if header[-1] == b"missing":
+            return None
+        size = int(header[2])
+        data = self.process.stdout.read(size + 1)[:-1]
+        return GitObject(header[0].decode(), header[1].decode(), size, data)
+
+    def close(self) -> None:
+        assert self.process.stdin
+        self.process.stdin.close()
+        self.process.wait()
+
+
+@dataclass
+class GitObject:
+    sha: str
+    type: str
+    size: int
+    data: bytes | None
+
+
+def verify_commit(repo: GitRepo, sha: str) -> list[Finding]:
+    """check_commit for one real commit, its trees read through CommitTree."""
+    family = ProvenanceFamily(Config())
+    objects = CatFile(repo.path)
+    parent = repo.git("rev-parse", f"{sha}^")
+    raw = repo.git("diff-tree", "-r", "--no-renames", "--raw", "-z", parent, sha).split("\0")
+    changes = []
+    for meta, path in zip(raw[0:-1:2], raw[1::2], strict=True):
+        _, _, old, new, status = meta.lstrip(":").split()
+        kind = family.claims(path)
+        if kind is not None:
+            zero = "0" * 40
+
+            def read(blob: str) -> bytes | None:
+                found = objects.read_object(blob)
+                return None if found is None else found.data
+
+            changes.append(
+                Change(path, kind, status, None if old == zero else old,
+                       None if new == zero else new, read)
+            )  # fmt: skip
+    try:
+        context = CommitContext(
+            Commit(sha=sha, parents=(parent,), subject="", trailers={}),
+            changes,
+            CommitTree(objects, parent, 1 << 20),
+            CommitTree(objects, sha, 1 << 20),
+        )
+        return list(family.check_commit(context))
+    finally:
+        objects.close()
+
+
+def test_real_commits_through_commit_trees(repo: GitRepo) -> None:
+    repo.commit("files", {"a.txt": A, "b.txt": B, "c.txt": C, "SHA256SUMS": sums((A, "a.txt"))})
+    listed_b = repo.commit("list b", {"SHA256SUMS": sums((A, "a.txt"), (B, "b.txt"))})
+    assert verify_commit(repo, listed_b) == []  # b.txt is an unchanged sibling, read at the commit
+    wrong = repo.commit(
+        "list c wrongly", {"SHA256SUMS": sums((A, "a.txt"), (B, "b.txt"), (A, "c.txt"))}
+    )
+    assert rows(verify_commit(repo, wrong)) == [("PV104", "SHA256SUMS", 3, None)]
+    edited = repo.commit("edit a and list d", {"a.txt": b"edited\n", "d.txt": C,
+                         "SHA256SUMS": sums((A, "a.txt"), (B, "b.txt"), (A, "c.txt"), (C, "d.txt"))})  # fmt: skip
+    assert rows(verify_commit(repo, edited)) == [("PV203", "SHA256SUMS", 1, None)]
+    rehashed = repo.commit("rehash a", {"SHA256SUMS": sums((b"edited\n", "a.txt"), (B, "b.txt"))})
+    assert rows(verify_commit(repo, rehashed)) == [
+        ("PV201", "SHA256SUMS", 1, None),
+        ("PV202", "SHA256SUMS", 3, None),
+        ("PV202", "SHA256SUMS", 4, None),
+    ]
+    moved = repo.commit("move the listing", {"evidence/SHA256SUMS.txt": sums((b"edited\n", "a.txt"), (B, "b.txt"))},
+                        delete=["SHA256SUMS"])  # fmt: skip
+    assert verify_commit(repo, moved) == []
+    gone = repo.commit("drop b.txt, keep its line", {}, delete=["b.txt"])
+    assert verify_commit(repo, gone) == []  # no listing changed: file mode's PV103 at HEAD
