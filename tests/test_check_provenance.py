@@ -54,6 +54,7 @@ BAD: list[tuple[str, dict[str, bytes | str], list[Row]]] = [
     ("PV104 changed byte", {**sums_file(f"{HA}  a.txt\r\n{HB}  dir/b.txt\r\n"), "dir/b.txt": b"beta\n"},
      [("PV104", SUMS, 2)]),
     ("PV104 bsd", sums_file(f"SHA256 (a.txt) = {HB}\n"), [("PV104", SUMS, 1)]),
+    ("PV104 lists itself", sums_file(f"{HA}  a.txt\n{HA}  SHA256SUMS\n"), [("PV104", SUMS, 2)]),
     ("PV105 twice", sums_file(f"{HA}  a.txt\n{HA}  ./a.txt\n"), [("PV105", SUMS, 2)]),
     ("CC010 climbs out", sums_file(f"{HA}  a.txt\n{HA}  ../outside.txt\n"), [("CC010", SUMS, 2)]),
     ("CC010 absolute", sums_file(f"{HA}  /etc/passwd\n"), [("CC010", SUMS, 1)]),

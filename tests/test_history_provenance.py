@@ -170,6 +170,18 @@ def test_manifest_reordered_and_described_passes(tmp_path: Path) -> None:
     assert run_commit(tmp_path, MBASE, after) == []
 
 
+def test_a_listing_over_the_size_limit_is_not_compared(tmp_path: Path) -> None:
+    """The engine hands None for a version past limits.max-file-bytes (and reports CC008)."""
+    family = ProvenanceFamily(Config())
+    change = Change("SHA256SUMS", "sums", "M", "old", "new", {"old": BASE["SHA256SUMS"]}.get)
+    write_tree(tmp_path, BASE)
+    tree = WorkTree(tmp_path, 1 << 20)
+    context = CommitContext(
+        Commit(sha=SHA, parents=("p" * 40,), subject="s", trailers={}), [change], tree, tree
+    )
+    assert list(family.check_commit(context)) == []
+
+
 def test_unparseable_manifest_version_is_left_to_file_mode(tmp_path: Path) -> None:
     assert run_commit(tmp_path, MBASE, {**MBASE, M: b"{broken"}) == []
 

@@ -59,6 +59,17 @@ def verify_entries(
         if isinstance(target.resolved, Unreadable):
             findings.append(target.resolved.finding(path, line=entry.line, commit=commit))
             continue
+        if target.resolved == path:
+            findings.append(
+                pv.MISMATCH.finding(
+                    path,
+                    "expected no entry for the sums file itself (writing the line changes the "
+                    "file's digest), found one",
+                    line=entry.line,
+                    commit=commit,
+                )
+            )
+            continue
         earlier = first_line.get(target.resolved)
         if earlier is not None:
             findings.append(

@@ -147,8 +147,8 @@ def _versions(
     family: ProvenanceFamily, change: Change
 ) -> tuple[list[Listed] | None, list[Listed] | None]:
     def of(data: bytes | None) -> list[Listed] | None:
-        if data is None:
-            return []
+        if data is None:  # a version over the size limit (CC008): what it lists is unknown
+            return None
         return entries(change.kind, change.path, data, family.relative_to, family.max_depth)
 
     old = of(change.old()) if change.old_blob is not None else []
