@@ -343,3 +343,29 @@ def test_provenance_example_is_clean_and_guards_its_bytes(tmp_path: Path, run_js
         ("PV104", "examples/provenance/PROVENANCE.json", 7),
         ("PV104", "examples/provenance/evidence/SHA256SUMS.txt", 1),
     ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["SHA256SUMS", "evidence/provenance/SHA256SUMS.txt", "dist/x.tar.gz.sha256", "PROVENANCE.json",
+     "a/b.provenance.json", "SHA256SUMS.old", "notSHA256SUMS", "x.sha256.txt", "provenance.json",
+     "SHA256SUMS/inner", "sha256sums"],
+)  # fmt: skip
+def test_the_hook_pattern_and_the_claims_agree(path: str) -> None:
+    """pre-commit passes the hook the files its pattern matches: exactly what the family claims
+    with the default options."""
+    import re
+
+    from continuity_checks.checks.provenance import DECLARATION
+    from continuity_checks.checks.provenance.family import ProvenanceFamily
+    from continuity_checks.core.config import Config
+
+    claimed = ProvenanceFamily(Config()).claims(path) is not None
+    assert bool(re.search(DECLARATION.files, path)) == claimed
+
+
+def test_explain_names_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    from continuity_checks.cli import main
+
+    assert main(["explain", "PV202"]) == 0
+    assert "entry was removed" in capsys.readouterr().out
