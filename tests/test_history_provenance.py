@@ -182,6 +182,13 @@ def test_a_listing_over_the_size_limit_is_not_compared(tmp_path: Path) -> None:
     assert list(family.check_commit(context)) == []
 
 
+def test_a_schema_error_is_not_a_removal(tmp_path: Path) -> None:
+    """An upper-case digest (PV107 in file mode) still lists the same bytes; a bad size too."""
+    upper = {**DERIVED, "sha256": h(B).upper(), "size": "5"}
+    after = {**MBASE, M: manifest(art(A, "a.txt"), PRIVATE, upper)}
+    assert run_commit(tmp_path, MBASE, after) == []
+
+
 def test_unparseable_manifest_version_is_left_to_file_mode(tmp_path: Path) -> None:
     assert run_commit(tmp_path, MBASE, {**MBASE, M: b"{broken"}) == []
 

@@ -13,8 +13,10 @@ A commit that adds, edits or deletes a sums file or manifest is compared with it
 - PV103 / PV104 at the commit: an entry that is new (or newly hashed) must name a file that
   exists at the commit and matches, so that every listing is written true when it is written.
 
-A version that does not parse (a manifest with a JSON error) is skipped: its syntax is file
-mode's finding, and history compares only what both sides state.
+A version that does not parse (a manifest with a JSON error, a version over the size limit) is
+skipped: that is file mode's finding, and history compares only what both sides state. A
+manifest artifact the schema refuses for another reason (an upper-case digest, a bad size) is
+still listed, so a schema error is never mistaken for a removal.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ def entries(
     doc = strict_json.load(data, max_depth=max_depth)
     if isinstance(doc, strict_json.Problem):
         return None
-    for artifact in manifest.artifacts_of(doc.value):
+    for artifact in manifest.listed_artifacts(doc.value):
         target = listed.resolve(listing, artifact.path, "root").resolved
         if artifact.in_repository and isinstance(target, Unreadable):
             continue

@@ -21,6 +21,7 @@ from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import quote, show
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.hashing import parse_digest
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
@@ -79,6 +80,34 @@ def artifacts_of(value: object) -> list[Artifact]:
                 item["role"],
                 item.get("in_repository", True),
                 item.get("derived_from"),
+            )
+        )
+    return found
+
+
+def listed_artifacts(value: object) -> list[Artifact]:
+    """Every artifact of a manifest value that names a path and a SHA-256 (in any case), even
+    one the schema refuses for another reason: history compares what each version lists, and an
+    entry with a bad size is still listed (file mode reports the schema error)."""
+    if not isinstance(value, dict) or not isinstance(value.get("artifacts"), list):
+        return []
+    found = []
+    for index, item in enumerate(value["artifacts"]):
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+            continue
+        digest = parse_digest(item.get("sha256"))
+        if digest is None or not item["path"]:
+            continue
+        size = item.get("size")
+        found.append(
+            Artifact(
+                index,
+                item["path"],
+                digest,
+                size if isinstance(size, int) else -1,
+                "original" if item.get("role") == "original" else str(item.get("role")),
+                item.get("in_repository") is not False,
+                item.get("derived_from") if isinstance(item.get("derived_from"), str) else None,
             )
         )
     return found
