@@ -206,12 +206,6 @@ def test_dsh_removed_sums_entry_is_pv202(tmp_path: Path) -> None:
 
 # --- real repositories through `continuity verify` -------------------------------------------
 
-# History mode hands families `before`/`after` snapshots once main's git layer has merged; until
-# then the engine cannot build a CommitContext, and these tests say so instead of passing.
-needs_git_layer = pytest.mark.xfail(
-    raises=TypeError, strict=True, reason="history-mode snapshots arrive with the git layer"
-)
-
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
@@ -219,7 +213,6 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     return GitRepo(tmp_path / "repo")
 
 
-@needs_git_layer
 def test_verify_reports_a_changed_digest_and_a_removed_entry(
     repo: GitRepo, run_json: RunCLI
 ) -> None:
@@ -238,7 +231,6 @@ def test_verify_reports_a_changed_digest_and_a_removed_entry(
     ]
 
 
-@needs_git_layer
 def test_verify_reads_unchanged_siblings_at_the_commit(repo: GitRepo, run_json: RunCLI) -> None:
     """The listed file is not changed by the commit that lists it: read from the commit's tree."""
     base = repo.commit("files", {"a.txt": A, "b.txt": B})
@@ -342,3 +334,46 @@ def test_real_commits_through_commit_trees(repo: GitRepo) -> None:
     assert verify_commit(repo, moved) == []
     gone = repo.commit("drop b.txt, keep its line", {}, delete=["b.txt"])
     assert verify_commit(repo, gone) == []  # no listing changed: file mode's PV103 at HEAD
+
+
+def verify(
+    run_json: RunCLI, repo: GitRepo, base: str
+) -> tuple[int, list[tuple[str, str, int | None]]]:
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+    return code, [(f["rule"], f["commit"], f["line"]) for f in report["findings"]]
+
+
+def test_verify_dsh_sums_entry_removed(repo: GitRepo, run_json: RunCLI) -> None:
+    """The corpus SHA256SUMS.txt and the four files it lists that the corpus holds, committed;
+    then the WORKING_STATE line removed: PV202 at the line where it was."""
+    dsh = CORPUS / "dsh"
+    rel = "evidence/provenance/SHA256SUMS.txt"
+    held = [p.relative_to(dsh).as_posix() for p in (dsh / "evidence").rglob("*") if p.is_file()]
+    base = repo.commit("import", {name: (dsh / name).read_bytes() for name in held})
+    upstream = (dsh / rel).read_bytes()
+    kept = b"".join(
+        line for line in upstream.splitlines(keepends=True) if b"WORKING_STATE" not in line
+    )
+    other = repo.commit("unrelated", {"notes.txt": "x\n"})
+    dropped = repo.commit("drop a line", {rel: kept})
+    code, found = verify(run_json, repo, base)
+    assert (code, found) == (1, [("PV202", dropped, 13)])
+    assert other != dropped
+
+
+def test_verify_original_rewritten_with_the_manifest(repo: GitRepo, run_json: RunCLI) -> None:
+    base = repo.commit("evidence", {"a.txt": A, "b.txt": B, M: manifest(art(A, "a.txt"))})
+    extended = repo.commit(
+        "list b, edit a", {"a.txt": C, M: manifest(art(A, "a.txt"), art(B, "b.txt"))}
+    )
+    rehashed = repo.commit("rehash a", {M: manifest(art(C, "a.txt"), art(B, "b.txt"))})
+    code, found = verify(run_json, repo, base)
+    assert (code, found) == (1, [("PV203", extended, 6), ("PV201", rehashed, 6)])
+
+
+def test_verify_passes_a_growing_listing(repo: GitRepo, run_json: RunCLI) -> None:
+    base = repo.commit("a", {"a.txt": A, "SHA256SUMS": sums((A, "a.txt"))})
+    repo.commit("b", {"b.txt": B, "SHA256SUMS": sums((A, "a.txt"), (B, "b.txt"), eol="\r\n")})
+    repo.commit("move", {"evidence/SHA256SUMS": sums((B, "b.txt"), (A, "a.txt"))},
+                delete=["SHA256SUMS"])  # fmt: skip
+    assert verify(run_json, repo, base) == (0, [])
