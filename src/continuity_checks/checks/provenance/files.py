@@ -47,8 +47,6 @@ def verify_entries(
     entries: list[sums.Entry],
     snapshot: Snapshot,
     relative_to: str,
-    *,
-    commit: str | None = None,
 ) -> list[Finding]:
     """Duplicates, escaping paths, missing files and mismatches of a sums file's entries."""
     findings: list[Finding] = []
@@ -57,7 +55,7 @@ def verify_entries(
     for entry in entries:
         target = listed.resolve(path, entry.path, relative_to)
         if isinstance(target.resolved, Unreadable):
-            findings.append(target.resolved.finding(path, line=entry.line, commit=commit))
+            findings.append(target.resolved.finding(path, line=entry.line))
             continue
         if target.resolved == path:
             findings.append(
@@ -66,7 +64,6 @@ def verify_entries(
                     "expected no entry for the sums file itself (writing the line changes the "
                     "file's digest), found one",
                     line=entry.line,
-                    commit=commit,
                 )
             )
             continue
@@ -78,7 +75,6 @@ def verify_entries(
                     f"expected each path once, found {named(entry.path)} again "
                     f"(first on line {earlier})",
                     line=entry.line,
-                    commit=commit,
                 )
             )
             continue
@@ -93,11 +89,10 @@ def verify_entries(
                         path,
                         f"expected the listed file {named(entry.path)}, found no such file",
                         line=entry.line,
-                        commit=commit,
                     )
                 )
             else:
-                findings.append(digest.finding(path, line=entry.line, commit=commit))
+                findings.append(digest.finding(path, line=entry.line))
         elif digest.hex != entry.digest:
             findings.append(
                 pv.MISMATCH.finding(
@@ -105,7 +100,6 @@ def verify_entries(
                     f"{named(entry.path)}: expected SHA-256 {entry.digest}, found {digest.hex} "
                     f"({digest.size} bytes)",
                     line=entry.line,
-                    commit=commit,
                 )
             )
     return findings

@@ -217,15 +217,13 @@ def verify_artifacts(
     doc: strict_json.Document,
     artifacts: list[Artifact],
     snapshot: Snapshot,
-    *,
-    commit: str | None = None,
 ) -> list[Finding]:
     """Duplicates, escaping paths, missing files, sizes and digests of the artifacts."""
     findings: list[Finding] = []
 
     def at(rule: Rule, pointer: str, message: str) -> Finding:
         line, column = doc.position(pointer)
-        return rule.finding(path, message, line=line, column=column, pointer=pointer, commit=commit)
+        return rule.finding(path, message, line=line, column=column, pointer=pointer)
 
     first: dict[str, str] = {}
     to_hash: list[tuple[Artifact, str]] = []
@@ -249,9 +247,7 @@ def verify_artifacts(
         if isinstance(target.resolved, Unreadable):
             line, column = doc.position(pointer)
             findings.append(
-                target.resolved.finding(
-                    path, line=line, column=column, pointer=pointer, commit=commit
-                )
+                target.resolved.finding(path, line=line, column=column, pointer=pointer)
             )
             continue
         to_hash.append((artifact, target.resolved))
@@ -269,9 +265,7 @@ def verify_artifacts(
                 )
             else:
                 line, column = doc.position(pointer)
-                findings.append(
-                    digest.finding(path, line=line, column=column, pointer=pointer, commit=commit)
-                )
+                findings.append(digest.finding(path, line=line, column=column, pointer=pointer))
             continue
         if digest.size != artifact.size:
             findings.append(
