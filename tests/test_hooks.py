@@ -66,12 +66,13 @@ def test_the_required_hooks_are_there() -> None:
     assert len(by_id) == len(HOOKS), "hook ids must be unique"
 
     check = by_id["continuity-check"]
-    assert check.command == ["continuity", "check"]
+    assert check.command == ["continuity", "check", "--staged"]
     assert check.pass_filenames is not False
+    assert check.always_run is True, "a commit that only deletes a delta passes no file name"
     assert check.files is None and check.types == (), "AGENTS.md, *.jsonl, *.tmp matter too"
 
     deltas = by_id["check-conversation-deltas"]
-    assert deltas.command == ["continuity", "check", "--family", "deltas"]
+    assert deltas.command == ["continuity", "check", "--staged", "--family", "deltas"]
     assert deltas.files is not None
     pattern = re.compile(deltas.files)
     for path in (

@@ -27,7 +27,7 @@ from continuity_checks.checks.deltas import rules as dl
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
-from continuity_checks.core.family import Change, Commit, CommitContext
+from continuity_checks.core.family import STAGED, Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
 
 if TYPE_CHECKING:
@@ -182,6 +182,8 @@ def _ownership(
             if not any(_is_named(name, named) for name in t.names)
         ]
     if mode == "trailer":
+        if commit.sha == STAGED:
+            return []  # the commit hook runs before the message (and its trailers) exists
         return [
             dl.TRAILER_REQUIRED.finding(
                 t.path,
