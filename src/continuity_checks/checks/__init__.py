@@ -9,7 +9,10 @@ from continuity_checks.core.config import Config, Known
 from continuity_checks.core.family import Declaration, Family
 from continuity_checks.core.rules import Rule
 
-PACKAGES = ("continuity_checks.checks.deltas",)
+PACKAGES = (
+    "continuity_checks.checks.deltas",
+    "continuity_checks.checks.working_state",
+)
 
 
 def declarations() -> tuple[Declaration, ...]:
