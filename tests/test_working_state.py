@@ -235,6 +235,10 @@ BAD: list[Case] = [
      [("WS113", ".dsh/runtime/project.lock/owner.json", None)]),
     ("WS113 journal", {"sub/.dsh/project/transactions/tx-commit-1-ab/journal.json": "{}\n"},
      [("WS113", "sub/.dsh/project/transactions/tx-commit-1-ab/journal.json", None)]),
+    ("WS113 once per directory and journal", {".dsh/runtime/worktrees/a/x.txt": "x", ".dsh/runtime/worktrees/a/y.txt": "y",
+                                              ".dsh/runtime/transactions/tx-a-1-u/journal.json": "{}",
+                                              ".dsh/runtime/transactions/tx-a-1-u/before/000.bin": "b"},
+     [("WS113", ".dsh/runtime/transactions/tx-a-1-u/before/000.bin", None), ("WS113", ".dsh/runtime/worktrees/a/x.txt", None)]),
     ("WS114 state.json", {".dsh/project/state.json": pretty({**STATE_JSON, "source_revision": "0"})},
      [("WS114", ".dsh/project/state.json", "/source_revision")]),
     ("WS114 policy unknown key", {".dsh/project/RUNTIME_POLICY.json": pretty({**POLICY, "extra": 1})},
@@ -395,6 +399,29 @@ def test_claims() -> None:
     assert family.claims("x/turn.projection.json") == "projection"
     assert family.claims("03-post-compress-context-injection.raw.txt") == "projection"
     assert family.claims("notes/dsh/project/state.json") is None
+
+
+CLAIMED = [
+    WS,
+    "a/b/WORKING_STATE.json",
+    ".dsh/project/RUNTIME_POLICY.json",
+    ".dsh/runtime/project.lock/owner.json",
+    "x/.dsh/project/transactions/tx-1/journal.json",
+    "notes/turn.projection.json",
+    "evidence/03-post-compress-context-injection.raw.txt",
+]
+
+
+@pytest.mark.parametrize("path", CLAIMED)
+def test_the_hook_pattern_covers_every_claimed_path(path: str) -> None:
+    import re
+
+    from continuity_checks.checks.working_state import DECLARATION
+    from continuity_checks.checks.working_state.family import WorkingStateFamily
+    from continuity_checks.core.config import Config
+
+    assert WorkingStateFamily(Config()).claims(path) is not None
+    assert re.search(DECLARATION.files, path)
 
 
 # --- the corpus ---------------------------------------------------------------------------------

@@ -90,6 +90,8 @@ BAD = [
     ("WS204 edited under the same checkpoint", [(WS, "M", COMPACTED, EDITED)],
      [("WS204", WS, "/checkpoint_meta/checkpoint_id", line_of(EDITED, '"checkpoint_id"'))]),
     ("WS205 journal added", [(RUNTIME, "A", None, b"{}\n")], [("WS205", RUNTIME, None, None)]),
+    ("WS205 once per journal", [(RUNTIME, "A", None, b"{}\n"), (RUNTIME.replace("journal.json", "after/000.bin"), "A", None, b"x")],
+     [("WS205", RUNTIME.replace("journal.json", "after/000.bin"), None, None)]),
     ("WS205 lock owner changed", [(".dsh/runtime/project.lock/owner.json", "M", b"{}\n", b'{"pid":2}\n')],
      [("WS205", ".dsh/runtime/project.lock/owner.json", None, None)]),
 ]  # fmt: skip

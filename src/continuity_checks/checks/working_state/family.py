@@ -57,7 +57,8 @@ class WorkingStateFamily:
         return files.check_file(file, self.settings)
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
-        return ()
+        runtime = [c.path for c in claimed if c.kind in files.RUNTIME_KINDS]
+        return files.runtime_findings(runtime) if runtime else ()
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         return history.check_commit(context, self.max_depth)

@@ -51,13 +51,8 @@ class Settings:
 
 
 def check_file(file: FileInput, settings: Settings) -> list[Finding]:
-    if file.kind in ("runtime", "transaction"):
-        what = "a transaction journal" if file.kind == "transaction" else "a DSH runtime file"
-        return [
-            ws.RUNTIME_COMMITTED.finding(
-                file.path, f"expected no .dsh runtime state in the repository, found {what}"
-            )
-        ]
+    if file.kind in RUNTIME_KINDS:
+        return []  # reported once per runtime directory or journal, by check_tree
     if file.kind == "projection":
         return check_projection(file, settings)
     doc = strict_json.load(file.data, max_depth=settings.max_depth)
@@ -66,6 +61,42 @@ def check_file(file: FileInput, settings: Settings) -> list[Finding]:
     if file.kind == "state":
         return check_state(doc, file.path, file.data, settings)
     return check_project_file(doc, file.path, file.data)
+
+
+RUNTIME_KINDS = ("runtime", "transaction")
+
+
+def runtime_root(path: str) -> str:
+    """The directory a runtime file belongs to, for reporting once: its ``tx-*`` journal, else
+    its ``.dsh/runtime`` directory."""
+    parts = path.split("/")
+    for index in range(len(parts) - 1):
+        if parts[index] == "transactions" and parts[index + 1].startswith("tx-"):
+            return "/".join(parts[: index + 2])
+    at = parts.index(".dsh")
+    return "/".join(parts[: at + 2])
+
+
+def runtime_findings(paths: list[str], commit: str | None = None) -> list[Finding]:
+    """One WS113 (file mode) or WS205 (a commit) per runtime directory or journal, at its first
+    file, with the number of files."""
+    groups: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        groups.setdefault(runtime_root(path), []).append(path)
+    rule = ws.RUNTIME_COMMITTED if commit is None else ws.RUNTIME_ADDED
+    where = "in the repository" if commit is None else "in a commit"
+    findings = []
+    for root, members in groups.items():
+        what = "transaction journal" if "/tx-" in "/" + root else "runtime directory"
+        more = f" ({len(members)} files)" if len(members) > 1 else ""
+        findings.append(
+            rule.finding(
+                members[0],
+                f"expected no .dsh runtime state {where}, found the {what} {root}/{more}",
+                commit=commit,
+            )
+        )
+    return findings
 
 
 def located(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from continuity_checks.checks.working_state import files
 from continuity_checks.checks.working_state import rules as ws
 from continuity_checks.checks.working_state import state as dsh
 from continuity_checks.core import strict_json
@@ -30,18 +31,11 @@ BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"
 def check_commit(context: CommitContext, max_depth: int) -> list[Finding]:
     sha = context.commit.sha
     findings: list[Finding] = []
+    runtime = [c.path for c in context.changes if c.kind in files.RUNTIME_KINDS and c.status != "D"]
+    if runtime:
+        findings.extend(files.runtime_findings(runtime, sha))
     for change in context.changes:
-        if change.kind in ("runtime", "transaction") and change.status != "D":
-            what = "a transaction journal" if change.kind == "transaction" else "a runtime file"
-            verb = "adds" if change.status == "A" else "changes"
-            findings.append(
-                ws.RUNTIME_ADDED.finding(
-                    change.path,
-                    f"expected no .dsh runtime state in a commit, found one that {verb} {what}",
-                    commit=sha,
-                )
-            )
-        elif change.kind == "state" and change.status == "M":
+        if change.kind == "state" and change.status == "M":
             findings.extend(_state(change, sha, max_depth))
     return findings
 
