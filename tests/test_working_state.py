@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from continuity_checks.checks import all_rules
 from continuity_checks.checks.working_state import state as dsh
@@ -575,3 +577,72 @@ def test_mutations_of_the_sample_are_caught(
     assert code == 1
     assert [(f["rule"], f["pointer"]) for f in report["findings"]] == [expected]
     assert report["findings"][0]["line"] > 1
+
+
+# --- any bytes in, a finding out ------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=10,
+)  # fmt: skip
+meta_values = st.fixed_dictionaries(
+    {},
+    optional={key: json_values | st.sampled_from([CP, CA, TIME, "merge", "init", "compaction-evacuation", 5])
+              for key in [*EMPTY["checkpoint_meta"], "prune_audit_id", "prune_audited_at"]},
+)  # fmt: skip
+states = st.fixed_dictionaries(
+    {},
+    optional={
+        "schema_version": st.sampled_from([7, 6, "7"]),
+        "task_id": json_values,
+        **{name: st.lists(st.text(max_size=4) | json_values, max_size=3) | json_values for name in dsh.SEMANTIC_FIELDS},
+        "checkpoint_meta": meta_values | json_values,
+        "projection_meta": json_values,
+    },
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    value=states,
+    where=st.sampled_from([WS, "x.projection.json", ".dsh/project/RUNTIME_POLICY.json"]),
+)
+def test_any_json_gives_findings_never_a_traceback(value: dict[str, Any], where: str) -> None:
+    from continuity_checks.checks.working_state.family import WorkingStateFamily
+    from continuity_checks.core.config import Config
+    from continuity_checks.core.family import FileInput
+    from continuity_checks.core.snapshot import WorkTree
+
+    family = WorkingStateFamily(Config())
+    data = json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8", "surrogatepass")
+    kind = family.claims(where)
+    assert kind is not None
+    snapshot = WorkTree(Path(__file__).parent, 1 << 20)
+    for finding in family.check_file(FileInput(where, kind, data, snapshot)):
+        assert finding.message
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=64))
+def test_any_bytes_give_findings_never_a_traceback(data: bytes) -> None:
+    from continuity_checks.checks.working_state import helper
+    from continuity_checks.checks.working_state.family import WorkingStateFamily
+    from continuity_checks.core.config import Config
+    from continuity_checks.core.family import FileInput
+    from continuity_checks.core.snapshot import WorkTree
+
+    family = WorkingStateFamily(Config())
+    snapshot = WorkTree(Path(__file__).parent, 1 << 20)
+    for where in (WS, "x.projection.json", "a-injection.raw.txt"):
+        kind = family.claims(where)
+        assert kind is not None
+        findings = list(family.check_file(FileInput(where, kind, data, snapshot)))
+        assert findings  # a few random bytes are never a valid state or projection
+        assert all(f.rule.startswith(("CC", "WS")) for f in findings)
+    for operation in (helper.state_hash, lambda b: helper.project(b, 100)):
+        try:
+            assert operation(data)  # "{}" projects, as DSH projects an empty object
+        except helper.StateError as exc:
+            assert str(exc)[0].isdigit()  # line:col: reason
