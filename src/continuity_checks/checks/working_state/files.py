@@ -152,7 +152,8 @@ def check_state(
     if isinstance(meta, dict):
         _meta_findings(value, meta, at)
     findings.extend(_boundary_warnings(doc, path, meta))
-    size = dsh.js_length(dsh.pretty(value))
+    text = dsh.pretty(value)  # what DSH would write: measured for WS111, compared for WS112
+    size = dsh.js_length(text)
     if size >= settings.compress_warn_chars:
         at(
             ws.NEAR_COMPRESS_BUDGET,
@@ -161,7 +162,7 @@ def check_state(
             f"characters (with the canonical project state, /compress refuses beyond that), "
             f"found {size}",
         )
-    if schema_clean and not findings and data != dsh.file_bytes(value):
+    if schema_clean and not findings and data != (text + "\n").encode("utf-8"):
         findings.append(
             ws.NOT_WRITER_FORMAT.finding(
                 path,
