@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from continuity_checks.core import canonical_json
-from continuity_checks.core.hashing import sha256_bytes
 
 SCHEMA_VERSION = 7
 FULL_STATE_PATH = ".dsh/project/WORKING_STATE.json"
@@ -110,6 +109,8 @@ def state_hash(state: Mapping[str, Any]) -> str:
     """The ``state_hash`` DSH records for ``state``: SHA-256 of ``JSON.stringify`` (compact, keys
     in DSH's order, UTF-8) of :func:`hash_object`. Raises ``ValueError`` for a value JavaScript
     would not write as itself (see canonical_json)."""
+    from continuity_checks.core.hashing import sha256_bytes  # hashlib only where a hash is made
+
     text = canonical_json.dump_bytes(hash_object(state), key_order="insertion")
     return sha256_bytes(text).hex
 
