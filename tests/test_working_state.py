@@ -646,3 +646,20 @@ def test_any_bytes_give_findings_never_a_traceback(data: bytes) -> None:
             assert operation(data)  # "{}" projects, as DSH projects an empty object
         except helper.StateError as exc:
             assert str(exc)[0].isdigit()  # line:col: reason
+
+
+def test_lengths_are_javascript_lengths() -> None:
+    assert dsh.js_length("abc") == 3
+    assert dsh.js_length("Снимок — x") == 10
+    assert dsh.js_length("\U0001f600") == 2  # a surrogate pair
+    assert dsh.js_length("\ud800x") == 2  # a lone surrogate is one unit
+    assert dsh.js_trim("\ufeff\u3000 a b\u2029\n") == "a b"
+    assert dsh.js_trim("\x1ca\x85") == "\x1ca\x85"  # Python's strip() would remove both
+    assert dsh.uniq([" a", "a", "", 5, None, [1, None], {"k": 1}]) == [
+        "a", "5", "null", "1,", "[object Object]"
+    ]  # fmt: skip
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\ufeff\xa0\u3000\x1cab\n"), max_size=6))
+def test_is_trimmed_is_trim_leaving_it_unchanged(text: str) -> None:
+    assert dsh.is_trimmed(text) == (bool(text) and dsh.js_trim(text) == text)

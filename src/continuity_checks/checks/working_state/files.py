@@ -254,14 +254,17 @@ def _item_findings(value: dict[str, Any], at: Any) -> None:
         for index, item in enumerate(items):
             if not isinstance(item, str):
                 continue  # WS103
-            pointer = jp.join((name, index))
-            if not item or dsh.js_trim(item) != item:
+            if not dsh.is_trimmed(item):
                 found = "an empty string" if not item else f"{quote(item)}"
-                at(ws.PADDED_ITEM, pointer, f"expected a trimmed, non-empty item, found {found}")
+                at(
+                    ws.PADDED_ITEM,
+                    jp.join((name, index)),
+                    f"expected a trimmed, non-empty item, found {found}",
+                )
             elif item in first:
                 at(
                     ws.DUPLICATE_ITEM,
-                    pointer,
+                    jp.join((name, index)),
                     f"expected unique items, found a copy of {name}[{first[item]}] {quote(item)}",
                 )
             else:

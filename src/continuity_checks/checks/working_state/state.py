@@ -65,6 +65,14 @@ _LEADING = re.compile(f"^[{_JS_SPACE}]+")
 _TRAILING = re.compile(f"[{_JS_SPACE}]+$")
 
 
+_SPACE_SET = frozenset(_JS_SPACE)
+
+
+def is_trimmed(text: str) -> bool:
+    """Whether ``text`` is non-empty and ``text.trim()`` would leave it as it is."""
+    return bool(text) and text[0] not in _SPACE_SET and text[-1] not in _SPACE_SET
+
+
 def js_trim(text: str) -> str:
     """``text.trim()`` as JavaScript does it."""
     return _TRAILING.sub("", _LEADING.sub("", text))
@@ -88,7 +96,10 @@ def js_string(value: object) -> str:
 
 def js_length(text: str) -> int:
     """The length JavaScript reports for ``text``: UTF-16 code units."""
-    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+    if text.isascii():
+        return len(text)
+    # a character above U+FFFF is two code units; a lone surrogate is one, as in JavaScript
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def uniq(values: object) -> list[str]:
