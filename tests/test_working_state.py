@@ -663,3 +663,18 @@ def test_lengths_are_javascript_lengths() -> None:
 @given(st.text(alphabet=st.sampled_from(" \t\ufeff\xa0\u3000\x1cab\n"), max_size=6))
 def test_is_trimmed_is_trim_leaving_it_unchanged(text: str) -> None:
     assert dsh.is_trimmed(text) == (bool(text) and dsh.js_trim(text) == text)
+
+
+def test_a_copied_sample_is_checked_by_its_path(
+    tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {"samples/WORKING_STATE.json": _mutated("wrong state_hash")})
+    monkeypatch.chdir(tmp_path / "samples")
+    code, report = run_json("check", "WORKING_STATE.json", "--root", str(tmp_path))
+    assert (code, findings_of(report)) == (
+        1,
+        [("WS109", "samples/WORKING_STATE.json", "/checkpoint_meta/state_hash")],
+    )
+    monkeypatch.chdir(DSH)
+    code, report = run_json("check", "evidence/memory-injections/WORKING_STATE.json")
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 1)
