@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,9 @@ CONTEXT_DEFAULTS = {
 #: warn at three quarters of that, while there is still room to consolidate
 DEFAULT_COMPRESS_WARN_CHARS = 60000
 _HEX64 = re.compile("[0-9a-f]{64}")
+
+#: how the parts of a state check report: a finding of ``rule`` at a pointer, with a message
+Report = Callable[[Rule, str, str], None]
 COMPRESS_REFUSAL_CHARS = 80000
 
 
@@ -146,7 +149,7 @@ def check_state(
             f"expected schema_version 7, found {show(value['schema_version'])}",
         )
         return findings
-    schema_clean = _schema_findings(doc, path, value, at)
+    schema_clean = _schema_findings(value, at)
     meta = value.get("checkpoint_meta")
     _item_findings(value, at)
     if isinstance(meta, dict):
@@ -175,7 +178,7 @@ def check_state(
     return findings
 
 
-def _schema_findings(doc: strict_json.Document, path: str, value: dict[str, Any], at: Any) -> bool:
+def _schema_findings(value: dict[str, Any], at: Report) -> bool:
     """Schema errors of a state, each under its rule; True when there were none."""
     validator = schemas.validator(STATE_SCHEMA)
     if validator.is_valid(value):
@@ -242,7 +245,7 @@ def _expected_meta(key: str) -> str:
     return "expected " + _META_EXPECTED.get(key, "an integer >= 0 or null")
 
 
-def _item_findings(value: dict[str, Any], at: Any) -> None:
+def _item_findings(value: dict[str, Any], at: Report) -> None:
     task = value.get("task_id")
     for name in dsh.SEMANTIC_FIELDS:
         items = value.get(name)
@@ -271,7 +274,7 @@ def _item_findings(value: dict[str, Any], at: Any) -> None:
                 first[item] = index
 
 
-def _meta_findings(value: dict[str, Any], meta: dict[str, Any], at: Any) -> None:
+def _meta_findings(value: dict[str, Any], meta: dict[str, Any], at: Report) -> None:
     kind = meta.get("checkpoint_kind")
     audit_keys = [k for k in ("prune_audit_id", "prune_audited_at") if k in meta]
     if kind == "investigative-state" and audit_keys:
