@@ -29,7 +29,7 @@ DSH = {
 
 
 def test_shipped_schemas_are_valid_draft_2020_12() -> None:
-    assert schemas.names() == sorted([DELTA, LEGACY, *DSH.values()])
+    assert {DELTA, LEGACY, "provenance-manifest", *DSH.values()} <= set(schemas.names())
     for name in schemas.names():
         schema = schemas.load(name)
         jsonschema.Draft202012Validator.check_schema(schema)
