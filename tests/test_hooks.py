@@ -247,14 +247,15 @@ def _try_repo(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _results(output: str) -> dict[str, str]:
-    """Hook name -> Passed/Failed/Skipped, from pre-commit's report lines."""
+    """Hook name -> Passed/Failed, from pre-commit's report lines. Hooks with no files to
+    check (the other families' hooks) are left out."""
     results = {}
     for hook in HOOKS:
         for line in output.splitlines():
             if line.startswith(hook.name + "..."):
-                results[hook.name] = (
-                    line.rsplit(".", 1)[-1].strip().removeprefix("(no files to check)")
-                )
+                result = line.rsplit(".", 1)[-1].strip().removeprefix("(no files to check)")
+                if result != "Skipped":
+                    results[hook.name] = result
     return results
 
 
