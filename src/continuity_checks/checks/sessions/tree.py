@@ -1,0 +1,882 @@
+"""Cross-file checks (``continuity check``): each session as a whole (its nodes as one DAG,
+meta.json against them, its branches and backups) and the registries against the sessions."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import replace
+
+from continuity_checks.checks.sessions import files, layout, nodes
+from continuity_checks.checks.sessions import rules as ss
+from continuity_checks.checks.sessions.common import located, read_json
+from continuity_checks.checks.sessions.nodes import Node
+from continuity_checks.checks.sessions.pathmap import PathMap, Unresolved
+from continuity_checks.core import pointer as jp
+from continuity_checks.core import strict_json
+from continuity_checks.core.display import quote, show
+from continuity_checks.core.family import Claimed
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.rules import Rule
+from continuity_checks.core.snapshot import Snapshot, Unreadable
+
+SESSION_KINDS = frozenset({layout.NODE, layout.META, layout.TEMP, layout.BACKUP})
+MAX_BACKUP_TURNS = 100
+BOUND = re.compile(r"^(?P<project>(?:.*/)?)\.openprogram/sessions/(?P<sid>[^/]+)/$")
+HOUR, DAY = 3600.0, 86400.0
+GC_CAP = 1000
+
+
+def check_tree(
+    snapshot: Snapshot, claimed: list[Claimed], max_depth: int, path_map: PathMap
+) -> list[Finding]:
+    findings: list[Finding] = []
+    sessions: dict[str, None] = {}
+    for item in claimed:
+        if item.kind in SESSION_KINDS:
+            directory = layout.session_dir_of(item.path)
+            if directory is not None:
+                sessions[directory] = None
+    states = dict.fromkeys(
+        _state_dir(c.path)
+        for c in claimed
+        if c.kind in (layout.INDEX, layout.LOCATIONS, layout.PROJECTS)
+    )
+    for state in states:
+        registries = Registries(snapshot, state, max_depth, path_map)
+        findings.extend(registries.check())
+        for directory in registries.discovered:
+            sessions.setdefault(directory, None)
+    for directory in sessions:
+        findings.extend(check_session(snapshot, directory, max_depth))
+    return findings
+
+
+def _state_dir(path: str) -> str:
+    """The state directory (``""`` or ending in /) of a registry path."""
+    return (
+        path[: -len("sessions/index.json")]
+        if path.endswith("sessions/index.json")
+        else (
+            path[: -len("sessions/locations.json")]
+            if path.endswith("sessions/locations.json")
+            else path[: -len("projects/projects.json")]
+        )
+    )
+
+
+# --- one session ---------------------------------------------------------------------------------
+
+
+def _name(snapshot: Snapshot, directory: str) -> str:
+    if directory:
+        return directory.rstrip("/").rpartition("/")[2]
+    root = getattr(snapshot, "root", None)
+    return "" if root is None else str(root).rstrip("/").rpartition("/")[2]
+
+
+class Loaded:
+    """A session's node files: the nodes whose shape allows the DAG checks, the ids every node
+    file names (a broken node still exists: edges to it are not dangling), and the parsed
+    documents, for positions (one session at a time is held)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.named: set[str] = set()
+        self.docs: dict[str, strict_json.Document] = {}
+
+    def place(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` with the line and column of their pointer in the node file."""
+        placed = []
+        for finding in findings:
+            doc = self.docs.get(finding.path)
+            if doc is not None and finding.line is None and finding.pointer is not None:
+                line, column = doc.position(finding.pointer)
+                finding = replace(finding, line=line, column=column)
+            placed.append(finding)
+        return placed
+
+
+def load_nodes(
+    snapshot: Snapshot, directory: str, max_depth: int, findings: list[Finding]
+) -> Loaded:
+    """Every node file of the session, checked on its own; the nodes whose shape allows more."""
+    loaded = Loaded()
+    listing = snapshot.list(directory + "history")
+    if isinstance(listing, Unreadable):
+        return loaded
+    found = loaded.nodes
+    for name in listing:
+        if not name.endswith(".json"):
+            continue
+        named = layout.NODE_NAME.match(name)
+        if named is not None:
+            loaded.named.add(named[3])
+        path = f"{directory}history/{name}"
+        if snapshot.is_dir(path):
+            continue
+        data = snapshot.read(path)
+        if isinstance(data, Unreadable):
+            findings.append(data.finding())
+            continue
+        doc = strict_json.load(data, max_depth=max_depth)
+        if isinstance(doc, strict_json.Problem):
+            findings.append(doc.finding(path))
+            continue
+
+        def at(
+            rule: Rule, pointer: str, message: str, _d: strict_json.Document = doc, _p: str = path
+        ) -> Finding:
+            return located(rule, _d, _p, pointer, message)
+
+        node_findings, node = nodes.check(path, doc.value, at, snapshot)
+        findings.extend(node_findings)
+        if node is not None:
+            found.append(node)
+            loaded.docs[path] = doc
+    return loaded
+
+
+def check_session(snapshot: Snapshot, directory: str, max_depth: int) -> list[Finding]:
+    findings: list[Finding] = []
+    here = directory.rstrip("/") or "."
+    has_history = snapshot.is_dir(directory + "history")
+    missing = [
+        p
+        for p, ok in ((".git", snapshot.exists(directory + ".git")), ("history/", has_history))
+        if not ok
+    ]
+    if missing:
+        findings.append(
+            ss.NOT_A_SESSION.finding(
+                here,
+                "expected a session repository with .git and history/, missing "
+                f"{' and '.join(missing)}",
+            )
+        )
+    loaded = load_nodes(snapshot, directory, max_depth, findings)
+    all_nodes = loaded.nodes
+    dag: list[Finding] = []
+    by_id = check_dag(all_nodes, dag, loaded.named)
+    findings.extend(loaded.place(dag))
+    meta_path = directory + "meta.json"
+    if snapshot.exists(meta_path):
+        doc = read_json(snapshot, meta_path, max_depth, findings)
+        if doc is not None and isinstance(doc.value, dict):
+            findings.extend(check_meta_nodes(doc, meta_path, by_id, all_nodes))
+    if snapshot.is_dir(directory + ".git"):
+        findings.extend(check_branches(snapshot, directory))
+    findings.extend(check_backups(snapshot, directory, by_id))
+    bound = BOUND.match(directory)
+    if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
+        findings.extend(check_project_gitignore(snapshot, bound["project"]))
+    return findings
+
+
+def is_state_dir(snapshot: Snapshot, directory: str) -> bool:
+    """Whether ``directory`` (``…/.openprogram/``) is a state directory, whose sessions/ holds the
+    default project's sessions, rather than a project's: it has registries, a project has none."""
+    return any(
+        snapshot.exists(directory + name)
+        for name in (
+            "projects/projects.json",
+            "sessions/index.json",
+            "sessions/locations.json",
+            "owner.json",
+        )
+    )
+
+
+def check_dag(
+    all_nodes: list[Node], findings: list[Finding], named: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Node]:
+    """Unique ids and seqs, the ROOT node, edges, cycles, the write invariant and turn shape."""
+    all_nodes = sorted(all_nodes, key=lambda n: (n.seq, n.path))
+    by_id: dict[str, Node] = {}
+    by_seq: dict[int, Node] = {}
+    for node in all_nodes:
+        first = by_id.get(node.id)
+        if first is not None:
+            findings.append(
+                ss.DUPLICATE_NODE.finding(
+                    node.path,
+                    f"expected a unique node id, found {quote(node.id)} also in {first.path}",
+                    pointer="/id",
+                )
+            )
+        else:
+            by_id[node.id] = node
+        same = by_seq.get(node.seq)
+        if same is not None:
+            findings.append(
+                ss.DUPLICATE_NODE.finding(
+                    node.path,
+                    f"expected a unique seq, found {node.seq} also in {same.path}",
+                    pointer="/seq",
+                )
+            )
+        else:
+            by_seq[node.seq] = node
+    for node in all_nodes:
+        pred = node.predecessor
+        if pred is not None and pred not in by_id and pred not in named and pred != "ROOT":
+            findings.append(
+                ss.DANGLING_EDGE.finding(
+                    node.path,
+                    f"expected the predecessor to name a node of the session, found {quote(pred)}",
+                    pointer="/predecessor",
+                )
+            )
+        if (
+            node.caller not in ("", "ROOT")
+            and node.caller not in by_id
+            and node.caller not in named
+            and not node.spawn
+        ):
+            findings.append(
+                ss.DANGLING_EDGE.finding(
+                    node.path,
+                    'expected the caller to be "", "ROOT" or a node of the session, found '
+                    f"{quote(node.caller)}",
+                    pointer="/caller",
+                )
+            )
+    for field in ("predecessor", "caller"):
+        edges = {n.id: getattr(n, field) for n in by_id.values() if getattr(n, field)}
+        for cycle in _cycles(edges):
+            start = min((by_id[i] for i in cycle), key=lambda n: (n.seq, n.path))
+            loop = " -> ".join(quote(i, 30) for i in [*cycle, cycle[0]])
+            findings.append(
+                ss.EDGE_CYCLE.finding(
+                    start.path,
+                    f"expected the {field} chain to end, found a cycle {loop}",
+                    pointer=f"/{field}",
+                )
+            )
+    conversational = [
+        n
+        for n in all_nodes
+        if n.role in ("user", "llm") and n.caller in ("", "ROOT") and n.input_null
+        and n.id != "ROOT"
+    ]  # fmt: skip
+    first_id = conversational[0].id if conversational else None
+    for node in conversational:
+        if node.predecessor is None and not node.spawn and not node.summary and node.id != first_id:
+            findings.append(
+                ss.WRITE_INVARIANT.finding(
+                    node.path,
+                    f"expected a predecessor for the {node.role} node {quote(node.id)}, found none",
+                    pointer="/predecessor",
+                )
+            )
+    for node in all_nodes:
+        if node.tool_call and node.role == "code":
+            caller = by_id.get(node.caller)
+            if caller is not None and caller.role != "llm":
+                findings.append(
+                    ss.TOOL_SHAPE.finding(
+                        node.path,
+                        f"expected an llm caller for a tool node, found the {caller.role} node "
+                        f"{quote(caller.id)}",
+                        pointer="/caller",
+                    )
+                )
+        if node.role == "llm" and node.caller == "" and not node.attach and node.predecessor:
+            previous = by_id.get(node.predecessor)
+            if previous is not None and previous.role != "user":
+                findings.append(
+                    ss.TURN_SHAPE.finding(
+                        node.path,
+                        "expected a user node as the predecessor of a top-level llm node, found "
+                        f"the {previous.role} node {quote(previous.id)}",
+                        pointer="/predecessor",
+                    )
+                )
+        if (
+            node.role == "user"
+            and node.id != "ROOT"
+            and node.caller == ""
+            and node.input_null
+            and not node.spawn
+            and not node.summary
+        ):
+            findings.append(
+                ss.TURN_SHAPE.finding(
+                    node.path,
+                    'expected caller "ROOT" on a top-level user node, found ""',
+                    pointer="/caller",
+                )
+            )
+    return by_id
+
+
+def _cycles(edges: dict[str, str]) -> list[list[str]]:
+    """Each cycle of a graph where every node has at most one outgoing edge, once."""
+    done: set[str] = set()
+    cycles = []
+    for start in edges:
+        if start in done:
+            continue
+        order: dict[str, int] = {}
+        path: list[str] = []
+        node: str | None = start
+        while node is not None and node not in done and node not in order:
+            order[node] = len(path)
+            path.append(node)
+            node = edges.get(node)
+        if node is not None and node in order:
+            cycles.append(path[order[node] :])
+        done.update(path)
+    return cycles
+
+
+def check_meta_nodes(
+    doc: strict_json.Document, path: str, by_id: dict[str, Node], all_nodes: list[Node]
+) -> list[Finding]:
+    meta = doc.value
+    assert isinstance(meta, dict)
+    findings: list[Finding] = []
+
+    def at(rule: Rule, pointer: str, message: str) -> Finding:
+        return located(rule, doc, path, pointer, message)
+
+    head = meta.get("head_id")
+    if isinstance(head, str):
+        node = by_id.get(head)
+        if node is None:
+            findings.append(
+                at(
+                    ss.BAD_HEAD,
+                    "/head_id",
+                    f"expected null or the id of a node in history/, found {quote(head)}",
+                )
+            )
+        elif node.summary:
+            findings.append(
+                at(
+                    ss.HEAD_IS_SUMMARY,
+                    "/head_id",
+                    f"expected a conversational head, found the compaction summary {quote(head)}",
+                )
+            )
+    branches = meta.get("branches")
+    if isinstance(branches, dict):
+        for key in branches:
+            if key not in by_id:
+                findings.append(
+                    at(
+                        ss.META_BRANCHES,
+                        jp.append("/branches", key),
+                        f"expected a branch key naming a node, found {quote(key)}",
+                    )
+                )
+    merged = meta.get("merged_heads")
+    if isinstance(merged, list):
+        for index, item in enumerate(merged):
+            if isinstance(item, str) and item not in by_id:
+                findings.append(
+                    at(
+                        ss.META_BRANCHES,
+                        f"/merged_heads/{index}",
+                        f"expected a node id, found {quote(item)}",
+                    )
+                )
+    title = meta.get("title")
+    if (
+        meta.get("_auto_titled") is True
+        and meta.get("_title_gen_count") == 1
+        and not meta.get("_user_titled")
+        and isinstance(title, str)
+    ):
+        users = sorted(
+            (n for n in all_nodes if n.role == "user" and n.id != "ROOT" and n.caller == "ROOT"),
+            key=lambda n: n.seq,
+        )
+        if users:
+            expected = phase1_title(users[0].text)
+            if title != expected:
+                findings.append(
+                    at(
+                        ss.META_TITLE,
+                        "/title",
+                        f"expected the phase-1 title {quote(expected)} (first line of the first "
+                        f"user message), found {quote(title)}",
+                    )
+                )
+    return findings
+
+
+def phase1_title(text: str) -> str:
+    lines = text.strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    return first if len(first) <= 50 else first[:50] + "…"
+
+
+def check_branches(snapshot: Snapshot, directory: str) -> list[Finding]:
+    """[27] only main (read from the repository's own refs: loose and packed)."""
+    names: set[str] = set()
+    base = directory + ".git/refs/heads"
+    stack = [""]
+    while stack:
+        prefix = stack.pop()
+        listing = snapshot.list(base + ("/" + prefix if prefix else ""))
+        if isinstance(listing, Unreadable):
+            continue
+        for entry in listing:
+            rel = f"{prefix}/{entry}" if prefix else entry
+            if snapshot.is_dir(f"{base}/{rel}"):
+                stack.append(rel)
+            else:
+                names.add(rel)
+    packed = snapshot.read(directory + ".git/packed-refs")
+    if not isinstance(packed, Unreadable):
+        for line in packed.decode("utf-8", "replace").splitlines():
+            parts = line.split(" ", 1)
+            if len(parts) == 2 and parts[1].startswith("refs/heads/"):
+                names.add(parts[1][len("refs/heads/") :])
+    findings = []
+    here = directory + ".git"
+    for branch in sorted(names - {"main"}):
+        if branch.startswith("retry-"):
+            findings.append(
+                ss.RETRY_BRANCH.finding(
+                    here,
+                    "expected only the branch main, found the proposal's retry branch "
+                    f"{quote(branch)}",
+                )
+            )
+        else:
+            findings.append(
+                ss.BRANCHES.finding(here, f"expected only the branch main, found {quote(branch)}")
+            )
+    return findings
+
+
+def check_backups(snapshot: Snapshot, directory: str, by_id: dict[str, Node]) -> list[Finding]:
+    """[36] turn directories named after llm nodes, each with a manifest, at most 100."""
+    listing = snapshot.list(directory + "file_backups")
+    if isinstance(listing, Unreadable):
+        return []
+    findings = []
+    turns = [t for t in listing if snapshot.is_dir(f"{directory}file_backups/{t}")]
+    for turn in turns:
+        here = f"{directory}file_backups/{turn}"
+        node = by_id.get(turn)
+        if node is None or node.role != "llm":
+            found = "no node" if node is None else f"a {node.role} node"
+            findings.append(
+                ss.BACKUP.finding(
+                    here,
+                    f"expected a turn directory named after an llm node, found {found} with id "
+                    f"{quote(turn)}",
+                )
+            )
+        if not snapshot.exists(here + "/manifest.json"):
+            findings.append(
+                ss.BACKUP.finding(here, "expected manifest.json in the turn directory, found none")
+            )
+    if len(turns) > MAX_BACKUP_TURNS:
+        findings.append(
+            ss.BACKUP.finding(
+                f"{directory}file_backups",
+                f"expected at most {MAX_BACKUP_TURNS} turn directories (GC keeps the newest), "
+                f"found {len(turns)}",
+            )
+        )
+    return findings
+
+
+def check_project_gitignore(snapshot: Snapshot, project: str) -> list[Finding]:
+    """[46] a project holding sessions has .openprogram/.gitignore with exactly "*\\n"."""
+    path = project + ".openprogram/.gitignore"
+    data = snapshot.read(path)
+    if isinstance(data, Unreadable):
+        if snapshot.exists(path):
+            return [data.finding()]
+        return [
+            ss.PROJECT_GITIGNORE.finding(
+                path,
+                'expected .openprogram/.gitignore containing "*\\n" in a project holding '
+                "sessions, found none",
+            )
+        ]
+    return files.gitignore_findings(path, data)
+
+
+# --- registries ----------------------------------------------------------------------------------
+
+
+class Registries:
+    """The registries of one state directory against each other and against the sessions."""
+
+    def __init__(self, snapshot: Snapshot, state: str, max_depth: int, path_map: PathMap) -> None:
+        self.snapshot = snapshot
+        self.state = state
+        self.max_depth = max_depth
+        self.findings: list[Finding] = []
+        self.discovered: list[str] = []
+        self.index = self._load("sessions/index.json")
+        self.locations = self._load("sessions/locations.json")
+        self.projects = self._load("projects/projects.json")
+        self.path_map = path_map
+        default = self._default_project()
+        if default is not None and state.endswith(".openprogram/"):
+            # the default project's path is the home directory holding .openprogram/
+            home = state[: -len(".openprogram/")].rstrip("/")
+            self.path_map = path_map.with_default(default, home)
+        self._metas: dict[str, dict[str, object] | None] = {}
+
+    def _load(self, rel: str) -> strict_json.Document | None:
+        path = self.state + rel
+        if not self.snapshot.exists(path):
+            return None
+        doc = read_json(self.snapshot, path, self.max_depth, self.findings)
+        return doc if doc is not None and isinstance(doc.value, dict) else None
+
+    def _default_project(self) -> str | None:
+        if self.projects is None:
+            return None
+        assert isinstance(self.projects.value, dict)
+        for project in self.projects.value.values():
+            if (
+                isinstance(project, dict)
+                and project.get("is_default") is True
+                and isinstance(project.get("path"), str)
+            ):
+                return str(project["path"])
+        return None
+
+    def _at(
+        self, doc: strict_json.Document, rel: str, rule: Rule, pointer: str, message: str
+    ) -> Finding:
+        return located(rule, doc, self.state + rel, pointer, message)
+
+    def _resolve(
+        self, absolute: str, doc: strict_json.Document, rel: str, pointer: str
+    ) -> str | None:
+        resolved = self.path_map.resolve(absolute, self.snapshot)
+        if isinstance(resolved, Unresolved):
+            self.findings.append(
+                self._at(
+                    doc,
+                    rel,
+                    ss.UNRESOLVED_PATH,
+                    pointer,
+                    f"expected {quote(absolute)} to resolve inside the checked root, found that "
+                    f"{resolved.reason}",
+                )
+            )
+            return None
+        return resolved
+
+    def session_dirs(self) -> dict[str, str | None]:
+        """Each session id the registries know, with its directory (None: not resolvable)."""
+        found: dict[str, str | None] = {}
+        if self.locations is not None:
+            assert isinstance(self.locations.value, dict)
+            for sid, location in self.locations.value.items():
+                suffix = f"/.openprogram/sessions/{sid}"
+                if (
+                    isinstance(location, str)
+                    and location.startswith("/")
+                    and location.endswith(suffix)
+                ):
+                    resolved = self._resolve(
+                        location, self.locations, "sessions/locations.json", jp.append("", sid)
+                    )
+                    found[sid] = None if resolved is None else (resolved + "/" if resolved else "")
+        return found
+
+    def meta(self, directory: str) -> dict[str, object] | None:
+        if directory not in self._metas:
+            data = self.snapshot.read(directory + "meta.json")
+            value = None
+            if not isinstance(data, Unreadable):
+                accepted = strict_json.accepts(data, self.max_depth)
+                if accepted is not None and isinstance(accepted[1], dict):
+                    value = accepted[1]
+            self._metas[directory] = value
+        return self._metas[directory]
+
+    def check(self) -> list[Finding]:
+        located_dirs = self.session_dirs()
+        for directory in located_dirs.values():
+            if directory is not None and self.snapshot.is_dir(directory + "history"):
+                self.discovered.append(directory)
+        self._check_index(located_dirs)
+        self._check_locations(located_dirs)
+        self._check_projects(located_dirs)
+        return self.findings
+
+    def _home_dir(self, sid: str) -> str:
+        return f"{self.state}sessions/{sid}/"
+
+    def _dir_of(self, sid: str, located_dirs: dict[str, str | None]) -> str | None:
+        if sid in located_dirs:
+            return located_dirs[sid]
+        return self._home_dir(sid)
+
+    def _check_index(self, located_dirs: dict[str, str | None]) -> None:
+        doc = self.index
+        if doc is None:
+            return
+        rel = "sessions/index.json"
+        entries = doc.value
+        assert isinstance(entries, dict)
+        now = time.time()
+        archived_left = 0
+        for sid, entry in entries.items():
+            if not isinstance(entry, dict):
+                continue
+            pointer = jp.append("", sid)
+            directory = self._dir_of(sid, located_dirs)
+            if directory is None:
+                continue  # its location is unresolvable: reported there
+            meta = self.meta(directory)
+            if meta is None:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.INDEX_META,
+                        pointer,
+                        f"expected a session with meta.json at {quote(directory or '.')}, found "
+                        "none",
+                    )
+                )
+            else:
+                for key in ("title", "agent_id", "source", "created_at", "archived", "pinned"):
+                    if key not in entry and key not in meta:
+                        continue
+                    default = False if key in ("archived", "pinned") else None
+                    mine, theirs = entry.get(key, default), meta.get(key, default)
+                    if mine != theirs or type(mine) is not type(theirs):
+                        self.findings.append(
+                            self._at(
+                                doc,
+                                rel,
+                                ss.INDEX_META,
+                                f"{pointer}/{key}",
+                                f"expected {show(theirs)} as in {directory}meta.json, found "
+                                f"{show(mine)}",
+                            )
+                        )
+                mine_u, theirs_u = entry.get("updated_at"), meta.get("updated_at")
+                if (
+                    isinstance(mine_u, (int, float))
+                    and isinstance(theirs_u, (int, float))
+                    and not (theirs_u - 5.0 <= mine_u <= theirs_u)
+                ):
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.INDEX_META,
+                            f"{pointer}/updated_at",
+                            f"expected {show(theirs_u)} as in {directory}meta.json (or up to 5 s "
+                            f"behind), found {show(mine_u)}",
+                        )
+                    )
+            created, updated = entry.get("created_at"), entry.get("updated_at")
+            if entry.get("archived") is True:
+                archived_left += 1
+                if isinstance(updated, (int, float)) and now - updated > 90 * DAY:
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.GC_PENDING,
+                            pointer,
+                            "expected startup GC to have deleted an archived session idle for "
+                            "over 90 days, found it",
+                        )
+                    )
+            if isinstance(created, (int, float)) and now - created > HOUR and directory:
+                listing = self.snapshot.list(directory + "history")
+                if self.snapshot.exists(directory) and (
+                    isinstance(listing, Unreadable) or not any(n.endswith(".json") for n in listing)
+                ):
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.GC_PENDING,
+                            pointer,
+                            "expected startup GC to have deleted an empty session older than 1 "
+                            "h, found it",
+                        )
+                    )
+        if len(entries) > GC_CAP and archived_left:
+            self.findings.append(
+                self._at(
+                    doc,
+                    rel,
+                    ss.GC_PENDING,
+                    "",
+                    f"expected at most {GC_CAP} entries while archived ones remain, found "
+                    f"{len(entries)}",
+                )
+            )
+
+    def _projects_by_path(self) -> dict[str, tuple[str, dict[str, object]]]:
+        found: dict[str, tuple[str, dict[str, object]]] = {}
+        if self.projects is not None:
+            assert isinstance(self.projects.value, dict)
+            for pid, project in self.projects.value.items():
+                if (
+                    isinstance(project, dict)
+                    and isinstance(project.get("path"), str)
+                    and project.get("is_default") is not True
+                ):
+                    found[str(project["path"]).rstrip("/")] = (pid, project)
+        return found
+
+    def _check_locations(self, located_dirs: dict[str, str | None]) -> None:
+        doc = self.locations
+        if doc is None:
+            return
+        rel = "sessions/locations.json"
+        assert isinstance(doc.value, dict)
+        by_path = self._projects_by_path() if self.projects is not None else None
+        for sid, location in doc.value.items():
+            pointer = jp.append("", sid)
+            suffix = f"/.openprogram/sessions/{sid}"
+            if not isinstance(location, str) or not location.endswith(suffix):
+                continue  # malformed: SS131
+            root = location[: -len(suffix)]
+            if by_path is not None:
+                owner = by_path.get(root)
+                session_ids = owner[1].get("session_ids") if owner else None
+                if owner is None or not isinstance(session_ids, list) or sid not in session_ids:
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.LOCATION_BINDING,
+                            pointer,
+                            f"expected a non-default project at {quote(root)} listing "
+                            f"{quote(sid)}, found none",
+                        )
+                    )
+                    owner = None
+            else:
+                owner = None
+            directory = located_dirs.get(sid)
+            if directory is None:
+                continue
+            meta = self.meta(directory)
+            if meta is None:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.LOCATION_BINDING,
+                        pointer,
+                        f"expected a session with meta.json at {quote(directory or '.')}, found "
+                        "none",
+                    )
+                )
+                continue
+            if owner is not None and meta.get("project_id") != owner[0]:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.LOCATION_BINDING,
+                        pointer,
+                        f"expected meta.project_id {quote(owner[0])} in {directory}meta.json, "
+                        f"found {show(meta.get('project_id'))}",
+                    )
+                )
+            work_dir = meta.get("work_dir")
+            if isinstance(work_dir, str) and work_dir.rstrip("/") != root:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.LOCATION_BINDING,
+                        pointer,
+                        f"expected meta.work_dir {quote(root)} in {directory}meta.json, found "
+                        f"{quote(work_dir)}",
+                    )
+                )
+
+    def _check_projects(self, located_dirs: dict[str, str | None]) -> None:
+        doc = self.projects
+        if doc is None:
+            return
+        rel = "projects/projects.json"
+        assert isinstance(doc.value, dict)
+        owners: dict[str, str] = {}
+        for pid, project in doc.value.items():
+            if not isinstance(project, dict) or not isinstance(project.get("session_ids"), list):
+                continue
+            pointer = jp.append("", pid)
+            path = project.get("path")
+            project_dir: str | None = None
+            if (
+                project.get("is_default") is not True
+                and isinstance(path, str)
+                and path.startswith("/")
+            ):
+                project_dir = self._resolve(path, doc, rel, pointer + "/path")
+                if project_dir is not None:
+                    prefix = project_dir + "/" if project_dir else ""
+                    if self.snapshot.is_dir(prefix + ".openprogram/sessions") and not is_state_dir(
+                        self.snapshot, prefix + ".openprogram/"
+                    ):
+                        self.findings.extend(check_project_gitignore(self.snapshot, prefix))
+                        listing = self.snapshot.list(prefix + ".openprogram/sessions")
+                        if not isinstance(listing, Unreadable):
+                            for name in listing:
+                                candidate = f"{prefix}.openprogram/sessions/{name}/"
+                                if self.snapshot.is_dir(candidate + "history"):
+                                    self.discovered.append(candidate)
+            for index, sid in enumerate(project["session_ids"]):
+                if not isinstance(sid, str):
+                    continue
+                item = f"{pointer}/session_ids/{index}"
+                if sid in owners and owners[sid] != pid:
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.PROJECT_SESSIONS,
+                            item,
+                            f"expected {quote(sid)} in one project's session_ids, found it also "
+                            f"in {quote(owners[sid])}",
+                        )
+                    )
+                owners.setdefault(sid, pid)
+                directory = located_dirs.get(sid) if sid in located_dirs else None
+                if sid in located_dirs and directory is None:
+                    continue  # unresolvable location: reported there
+                candidates = [d for d in (directory, self._home_dir(sid)) if d is not None]
+                if project_dir is not None:
+                    prefix = project_dir + "/" if project_dir else ""
+                    candidates.append(f"{prefix}.openprogram/sessions/{sid}/")
+                if not any(
+                    self.meta(d) is not None or self.snapshot.is_dir(d + "history")
+                    for d in candidates
+                ):
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.PROJECT_SESSIONS,
+                            item,
+                            f"expected a session directory for {quote(sid)}, found none "
+                            "(prune_sessions would drop it)",
+                        )
+                    )
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def iter_dirs(claimed: Iterable[Claimed]) -> list[str]:
+    return list(
+        dict.fromkeys(d for c in claimed if (d := layout.session_dir_of(c.path)) is not None)
+    )
