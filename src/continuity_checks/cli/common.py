@@ -19,7 +19,6 @@ from continuity_checks.report import FORMATS, render
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-
 def root_option(f: F) -> F:
     return click.option(
         "--root",

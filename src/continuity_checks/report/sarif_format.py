@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from continuity_checks import __version__
-from continuity_checks.core.findings import Finding, Report
 from continuity_checks.checks import all_rules
+from continuity_checks.core.findings import Finding, Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
