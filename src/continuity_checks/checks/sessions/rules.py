@@ -374,3 +374,85 @@ RETRY_BRANCH = rule(
     severity=W,
     hint="delete the retry branch or keep it knowingly (the proposal's scheme)",
 )
+
+# --- C. session git history (continuity verify) ------------------------------------------------
+
+SESSION_ROOT = rule(
+    "SS201",
+    FAMILY,
+    "session history does not start with an empty session init, or is not linear",
+    """[28] GitSession makes one empty root commit "session init" and then commits on main only:
+    a different root, or a merge, is not history OpenProgram wrote.""",
+    hint="rebuild the session repository from its files with a fresh session init",
+)
+EMPTY_COMMIT = rule(
+    "SS202",
+    FAMILY,
+    "empty commit in a session repository",
+    """[29] commit_all stages everything and makes no commit when nothing changed, so every commit
+    after the root changes something.""",
+    hint="drop the empty commit",
+)
+SESSION_IDENTITY = rule(
+    "SS203",
+    FAMILY,
+    "session commit not made by OpenProgram <openprogram@local>",
+    """[30] GitSession sets the repository-local identity OpenProgram <openprogram@local>; another
+    author or committer means someone else wrote to the session's history.""",
+    severity=W,
+    hint="let OpenProgram commit its sessions; edit session files through OpenProgram",
+)
+SESSION_SUBJECT = rule(
+    "SS204",
+    FAMILY,
+    "session commit subject is not one OpenProgram writes",
+    """[31] Subjects are "turn: <60 chars>", "turn (error): <60 chars>", "rewind", "merge: …",
+    "agent tool spawn[ (async)]: …", "send_message: inbox notice" or "job: …", on one line.""",
+    severity=W,
+    hint="leave session commits to OpenProgram",
+)
+COMMITTED_INVALID = rule(
+    "SS205",
+    FAMILY,
+    "a commit writes an invalid node or meta.json",
+    """[32] In every commit's tree each history/*.json is a valid node (name, 11 keys, role) and
+    meta.json parses: replay and rewind read old commits.""",
+    hint="fix the file in a new commit; the message names the file rule that fails",
+)
+NAME_STABILITY = rule(
+    "SS206",
+    FAMILY,
+    "node file renamed across commits, or its seq reused too early",
+    """[33] A node's seq and role never change, so every commit that holds a node id holds it
+    under the same file name; a seq is reused by another id only after the file that used it
+    was deleted.""",
+    hint="restore the node's original file name",
+)
+TURN_COMMITS = rule(
+    "SS207",
+    FAMILY,
+    "turn commit does not add exactly one user turn",
+    """[34] One commit per turn: a "turn" commit adds the turn's top-level user node (with its
+    reply and tool nodes). None or several mean turns were committed together or not at all.""",
+    severity=W,
+    hint="commit each turn on its own (OpenProgram does at finalize)",
+)
+PROJECT_STATE_COMMITTED = rule(
+    "SS208",
+    FAMILY,
+    "project commit adds .openprogram/",
+    """[47] OpenProgram keeps its state out of the user's repository (.openprogram/.gitignore is
+    "*"); a commit that brings .openprogram/ in pollutes the user's history with session state.""",
+    severity=W,
+    hint="git rm -r --cached .openprogram and restore .openprogram/.gitignore",
+)
+AGENT_SUBJECT = rule(
+    "SS209",
+    FAMILY,
+    "agent commit with a subject OpenProgram does not write",
+    """[48] Commits by OpenProgram Agent <agent@openprogram.local> are "[agent <sid[:8]>] <60
+    chars>", "Revert agent commit <8 hex>", or, as the repository's first commit only,
+    "openprogram: baseline (pre-existing files)" or "openprogram: project init".""",
+    severity=W,
+    hint="commit your own changes under your own identity",
+)
