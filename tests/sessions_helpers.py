@@ -3,6 +3,8 @@ writes it, and the synthetic corpus rebuilt with its git repositories."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import shutil
 import subprocess
@@ -30,11 +32,45 @@ def node(seq: int, role: str, node_id: str, **fields: Any) -> tuple[str, str]:
     return HISTORY + name, json.dumps(value, ensure_ascii=False)
 
 
+WORKSPACE = "w-0a1b2c3d"
+MEMORY = ".openprogram/memory/"
+ARCHIVE = MEMORY + f"sources/openprogram/_v2/{SID}.md"
+TOPIC = MEMORY + "topics/projects/app.md"
+SOURCE_META = base64.urlsafe_b64encode(json.dumps(
+    {"authority_tier": "owner", "principal_id": "owner/install/0123456789abcdef",
+     "speaker_kind": "owner", "trust_state": "trusted", "version": 1},
+    sort_keys=True, separators=(",", ":")).encode()).rstrip(b"=").decode()  # fmt: skip
+
+
+def anchor(ref: str) -> str:
+    return "source-" + hashlib.sha256(ref.encode()).hexdigest()[:16]
+
+
+def frame(node_id: str, lines: list[str], speaker: str = "owner%2Flocal") -> str:
+    ref = f"openprogram/{SID}/{node_id}"
+    head = f'<a id="{anchor(ref)}"></a>\n<!-- source-id:{ref} -->\n'
+    head += f"<!-- speaker-id:{speaker} -->\n<!-- source-meta:{SOURCE_META} -->\n"
+    body = [f"[2026-11-29T20:20:13+00:00] Owner (owner/local): {lines[0]}", *lines[1:]]
+    return head + f"<!-- record-lines:{len(lines)} -->\n" + "\n".join(body) + "\n\n"
+
+
+ARCHIVE_TEXT = (
+    "<!-- openprogram-source-archive:v2 -->\n\n"
+    + frame("1a2b3c4d", ["Fix the crash", "with details"])
+    + frame("1a2b3c4d_reply", ["Done."], "runtime%2Fagent%252Fmain")
+)
+TOPIC_TEXT = (
+    "# App\n\nThe crash is fixed.[^e-1] ^b1c2d3e4\n\n"
+    f"[^e-1]: Time: `2026-11-29`; Sources: [openprogram/{SID}/1a2b3c4d]"
+    f"(../../sources/openprogram/_v2/{SID}.md#{anchor(f'openprogram/{SID}/1a2b3c4d')})\n"
+)
+
+
 def session_nodes() -> dict[str, str]:
     items = [
         node(0, "user", "ROOT", metadata={"display": "root"}),
         node(1, "user", "1a2b3c4d", output="Fix the crash\nwith details", caller="ROOT",
-             predecessor="ROOT", metadata={"source": "web"}),
+             predecessor="ROOT", metadata={"source": "web", "memory_written_scriptorium": WORKSPACE}),
         node(2, "llm", "1a2b3c4d_reply", output="Done.", predecessor="1a2b3c4d",
              metadata={"source": "web", "status": "completed", "predecessor": "1a2b3c4d",
                        "finished_at": 1795983616.0, "extra": '{"tool_calls": [], "blocks": []}'}),
@@ -78,6 +114,9 @@ def state(**overrides: Any) -> dict[str, str | bytes]:
         ".openprogram/sessions/index.json": json.dumps(INDEX, indent=2),
         ".openprogram/sessions/locations.json": "{}",
         ".openprogram/projects/projects.json": json.dumps(PROJECTS, indent=2),
+        MEMORY + ".scriptorium/workspace-id": WORKSPACE + "\n",
+        ARCHIVE: ARCHIVE_TEXT,
+        TOPIC: TOPIC_TEXT,
     }
     for path, content in overrides.items():
         if content is None:

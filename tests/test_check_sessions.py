@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from continuity_checks.checks import all_rules
-from tests.conftest import RunCLI, write_tree
+from tests.conftest import EXAMPLES, RunCLI, write_tree
 from tests.sessions_helpers import (
+    ARCHIVE,
+    ARCHIVE_TEXT,
     HISTORY,
     INDEX,
     META,
@@ -20,6 +22,10 @@ from tests.sessions_helpers import (
     SESSION,
     SID,
     SYNTHETIC,
+    TOPIC,
+    TOPIC_TEXT,
+    WORKSPACE,
+    frame,
     node,
     rebuild_corpus,
     session_nodes,
@@ -36,7 +42,9 @@ TOOL = HISTORY + "0003-c-1a2b3c4d_reply_t_toolu_1.json"
 ROOT = HISTORY + "0000-u-ROOT.json"
 BOUND_SID = "local_5e6f7a8b9c"
 BOUND = f"code/proj/.openprogram/sessions/{BOUND_SID}/"
-PROJECT_ID = "proj_6d7d035e"  # sha1("/home/alice/code/proj")[:8]
+PROJECT_ID = "proj_6d7d035e"
+MEMORY_TOPIC2 = ".openprogram/memory/topics/projects/zz.md"
+TIMELINE = ".openprogram/memory/timeline/2026-11.jsonl"  # sha1("/home/alice/code/proj")[:8]
 
 
 def meta(**changes: Any) -> str:
@@ -116,27 +124,28 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
     ("SS110 phase-1 title", {MJ: meta(title="Something else"), IDX: index(title="Something else")},
      [("SS110", MJ, "/title")]),
     ("SS111 bad name", {HISTORY + "1-u-1a2b3c4d.json": session_nodes()[USER], USER: None},
-     [("SS111", HISTORY + "1-u-1a2b3c4d.json", None)]),
+     [("SS111", HISTORY + "1-u-1a2b3c4d.json", None), ("SS140", ARCHIVE, None)]),
     ("SS111 renamed node (seq)", {HISTORY + "0009-u-1a2b3c4d.json": session_nodes()[USER], USER: None},
      [("SS111", HISTORY + "0009-u-1a2b3c4d.json", "/seq")]),
     ("SS111 role letter", {HISTORY + "0001-l-1a2b3c4d.json": session_nodes()[USER], USER: None},
      [("SS111", HISTORY + "0001-l-1a2b3c4d.json", "/role")]),
     ("SS111 id", {HISTORY + "0001-u-1a2b3c4e.json": session_nodes()[USER], USER: None},
-     [("SS111", HISTORY + "0001-u-1a2b3c4e.json", "/id")]),
+     [("SS111", HISTORY + "0001-u-1a2b3c4e.json", "/id"), ("SS140", ARCHIVE, None)]),
     ("SS112 old key names", {USER: edit(USER, parent_id="ROOT")}, [("SS112", USER, None)]),
     ("SS112 missing key", {USER: edit(USER, reads=DROP)}, [("SS112", USER, None)]),
     ("SS112 reads type", {USER: edit(USER, reads=[1])}, [("SS112", USER, "/reads/0")]),
     ("SS112 seq float", {USER: edit(USER, seq=1.0)}, [("SS112", USER, "/seq")]),
     ("SS112 not an object", {USER: "[]"}, [("SS112", USER, None)]),
     ("SS113 role", {HISTORY + "0001-s-1a2b3c4d.json": edit(USER, role="system"), USER: None},
-     [("SS113", HISTORY + "0001-s-1a2b3c4d.json", "/role")]),
+     [("SS113", HISTORY + "0001-s-1a2b3c4d.json", "/role"), ("SS140", ARCHIVE, None)]),
     ("SS114 duplicated seq", {HISTORY + "0003-u-77777777.json": json.dumps(
-        {**json.loads(session_nodes()[USER]), "id": "77777777", "seq": 3})},
+        {**json.loads(session_nodes()[USER]), "id": "77777777", "seq": 3, "metadata": {}})},
      [("SS114", HISTORY + "0003-u-77777777.json", "/seq")]),
     ("SS114 duplicated id", {HISTORY + "0005-u-1a2b3c4d.json": edit(USER, seq=5)},
      [("SS114", HISTORY + "0005-u-1a2b3c4d.json", "/id")]),
     ("SS115 seq 10000", {HISTORY + "10000-u-99.json": json.dumps(
-        {**json.loads(session_nodes()[USER]), "id": "99", "seq": 10000, "predecessor": "1a2b3c4d_reply"})},
+        {**json.loads(session_nodes()[USER]), "id": "99", "seq": 10000, "predecessor": "1a2b3c4d_reply",
+         "metadata": {}})},
      [("SS115", HISTORY + "10000-u-99.json", "/seq")]),
     ("SS116 root output", {ROOT: edit(ROOT, output="hi")}, [("SS116", ROOT, "/output")]),
     ("SS117 dangling predecessor", {REPLY: edit(REPLY, predecessor="gone", metadata={"predecessor": "gone"})},
@@ -209,12 +218,47 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
      [("SS138", "code/proj/.openprogram/.gitignore", None)]),
     ("SS143 gc empty session", {**{p: None for p in session_nodes()}, HISTORY + ".keep": "",
                                 MJ: json.dumps({**META, "head_id": None, "branches": {}})},
-     [("SS143", IDX, f"/{SID}")]),
+     [("SS143", IDX, f"/{SID}"), ("SS140", ARCHIVE, None), ("SS140", ARCHIVE, None)]),
     ("SS143 gc archived", {IDX: index(archived=True, updated_at=1000.0), MJ: meta(archived=True, updated_at=1000.0)},
      [("SS143", IDX, f"/{SID}")]),
     ("SS144 branch", {SESSION + ".git/refs/heads/feature": "0" * 40}, [("SS144", SESSION + ".git", None)]),
     ("SS145 retry branch", {SESSION + ".git/packed-refs": f"{'0' * 40} refs/heads/retry-1a2b3c4d_reply\n"},
      [("SS145", SESSION + ".git", None)]),
+    ("SS139 no marker", {ARCHIVE: ARCHIVE_TEXT.split("\n", 1)[1]}, [("SS139", ARCHIVE, None)]),
+    ("SS139 wrong anchor", {ARCHIVE: ARCHIVE_TEXT.replace(ARCHIVE_TEXT.split('"')[1], "source-" + "0" * 16, 1)},
+     [("SS139", ARCHIVE, None), ("SS142", TOPIC, None), ("SS146", TOPIC, None)]),
+    ("SS139 record count", {ARCHIVE: ARCHIVE_TEXT.replace("record-lines:2", "record-lines:3", 1)},
+     [("SS139", ARCHIVE, None)]),
+    ("SS139 speaker encoding", {ARCHIVE: ARCHIVE_TEXT.replace("owner%2Flocal", "owner/local", 1)},
+     [("SS139", ARCHIVE, None)]),
+    ("SS139 source-meta padding", {ARCHIVE: ARCHIVE_TEXT.replace(" -->\n<!-- record-lines:2", "== -->\n<!-- record-lines:2", 1)},
+     [("SS139", ARCHIVE, None)]),
+    ("SS139 repeated ref", {ARCHIVE: ARCHIVE_TEXT + ARCHIVE_TEXT.split("\n\n", 1)[1]},
+     [("SS139", ARCHIVE, None)]),
+    ("SS140 record differs", {ARCHIVE: ARCHIVE_TEXT.replace("with details", "with other details")},
+     [("SS140", ARCHIVE, None)]),
+    ("SS140 tool node archived", {ARCHIVE: ARCHIVE_TEXT.replace(
+        frame("1a2b3c4d_reply", ["Done."], "runtime%2Fagent%252Fmain"),
+        frame("1a2b3c4d_reply_t_toolu_1", ["x.py:1"]))},
+     [("SS140", ARCHIVE, None)]),
+    ("SS141 marked but not archived", {USER: edit(USER, metadata={"memory_written_scriptorium": WORKSPACE}),
+                                       ARCHIVE: "<!-- openprogram-source-archive:v2 -->\n\n",
+                                       TOPIC: "# App\n"},
+     [("SS141", USER, "/metadata/memory_written_scriptorium")]),
+    ("SS142 footnote grammar", {TOPIC: TOPIC_TEXT.replace("Time: `2026-11-29`", "Time: 2026-11-29")},
+     [("SS142", TOPIC, None), ("SS146", TOPIC, None)]),
+    ("SS142 anchor missing", {TOPIC: TOPIC_TEXT.replace("#source-", "#source-0")},
+     [("SS142", TOPIC, None), ("SS146", TOPIC, None)]),
+    ("SS142 block id reused", {MEMORY_TOPIC2: TOPIC_TEXT}, [("SS142", MEMORY_TOPIC2, None)]),
+    ("SS146 block without citation", {TOPIC: TOPIC_TEXT.replace(".[^e-1] ^b1c2d3e4", ". ^b1c2d3e4")},
+     [("SS146", TOPIC, None)]),
+    ("SS147 provenance shape", {TIMELINE: json.dumps({"id": "t1", "summary": "x", "provenance": {
+        "project_id": "default", "session_id": SID, "node_ids": "1a2b3c4d", "event_time": 1.0,
+        "ingestion_time": 2.0}}) + "\n"}, [("SS147", TIMELINE, "/provenance/node_ids")]),
+    ("SS147 provenance missing", {TIMELINE: '{"id": "t1", "summary": "x"}\n'}, [("SS147", TIMELINE, None)]),
+    ("SS148 provenance dangling", {TIMELINE: json.dumps({"id": "t1", "provenance": {
+        "project_id": "default", "session_id": SID, "node_ids": ["gone"], "event_time": 1.0,
+        "ingestion_time": 2.0}}) + "\n"}, [("SS148", TIMELINE, "/provenance/node_ids/0")]),
 ]  # fmt: skip
 
 
@@ -267,6 +311,11 @@ GOOD: list[tuple[str, dict[str, Any]]] = [
     ("spawn root caller elsewhere", {HISTORY + "0004-u-sp.json": node(
         4, "user", "sp", caller="other_session_node", predecessor="1a2b3c4d_reply",
         metadata={"spawn_branch_root": True})[1]}),
+    ("provenance record", {TIMELINE: json.dumps({"id": "t1", "kind": "work", "provenance": {
+        "project_id": "default", "session_id": SID, "node_ids": ["1a2b3c4d"], "commit": None,
+        "event_time": 1.0, "ingestion_time": 2.0}}) + "\n"}),
+    ("graph entities need no provenance", {".openprogram/memory/graph/entities.jsonl": '{"id": "e1"}\n'}),
+    ("dangling archive of a deleted session is kept", {}),
     ("backup with blob", {SESSION + "file_backups/1a2b3c4d_reply/manifest.json": json.dumps(
         {"backed_at": 1.5, "files": {"abc_x.py": {"path": "/home/alice/x.py", "pre_existing": True}}}),
         SESSION + "file_backups/1a2b3c4d_reply/abc_x.py": "print()\n"}),
@@ -300,7 +349,7 @@ def corpus(tmp_path: Path) -> Path:
 def test_synthetic_corpus_passes_clean(corpus: Path, run_json: RunCLI) -> None:
     code, report = run_json("check", "--family", "sessions", "--all", "--root", str(corpus))
     assert (code, report["findings"]) == (0, [])
-    assert report["summary"]["files"] == 32
+    assert report["summary"]["files"] == 34
 
 
 def test_state_directory_alone_reports_paths_outside_it(corpus: Path, run_json: RunCLI) -> None:
@@ -404,3 +453,8 @@ def test_mutations_of_the_corpus_are_caught(corpus: Path, run_json: RunCLI, tmp_
     (corpus / (B + "history/0005-u-99999999.json")).write_text(json.dumps(value))
     code, report = run_json("check", "--family", "sessions", "--all", "--root", str(corpus))
     assert code == 1 and "SS114" in {f["rule"] for f in report["findings"]}
+
+
+def test_example_passes_the_quick_start(run_json: RunCLI) -> None:
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(EXAMPLES))
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 10)

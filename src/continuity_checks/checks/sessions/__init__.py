@@ -14,7 +14,8 @@ DECLARATION = Declaration(
     files=(
         r"(^|/)(history/[^/]+\.(json|tmp)$|meta\.json$|file_backups/[^/]+/manifest\.json$"
         r"|sessions/(index|locations)\.json$|projects/projects\.json$|\.openprogram/\.gitignore$"
-        r"|sessions/[^/]+/[^/]+\.tmp$)"
+        r"|sessions/[^/]+/[^/]+\.tmp$|memory/(sources/.*_v2/[^/]+|topics/.*)\.md$"
+        r"|memory/(timeline|graph)/[^/]+\.jsonl$)"
     ),
     hook_id="check-openprogram-sessions",
     options=("path-map",),

@@ -8,11 +8,11 @@ import hashlib
 import re
 from collections.abc import Callable
 
-from continuity_checks.checks.sessions import layout
+from continuity_checks.checks.sessions import layout, memory
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.checks.sessions.common import SESSION_STATUSES, load, located
 from continuity_checks.core import pointer as jp
-from continuity_checks.core import schemas
+from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.findings import Finding
@@ -37,6 +37,12 @@ def check_file(file: FileInput, max_depth: int) -> list[Finding]:
         ]
     if kind == layout.GITIGNORE:
         return check_gitignore(file)
+    if kind == layout.ARCHIVE:
+        return memory.scan(file.path, file.data)[1]
+    if kind == layout.TOPIC:
+        return memory.check_topic(file.path, file.data, file.snapshot).findings
+    if kind == layout.RECORDS:
+        return check_records(file, max_depth)
     findings: list[Finding] = []
     doc = load(file.data, file.path, max_depth, findings)
     if doc is None:
@@ -405,6 +411,59 @@ def check_backup(value: object, at: At, file: FileInput) -> list[Finding]:
                     jp.append("/files", key),
                     f"expected the backup blob {quote(key)} "
                     f"beside the manifest (pre_existing is true), found none",
+                )
+            )
+    return findings
+
+
+# --- the proposal's abstract-memory records (seed 003) -----------------------------------------
+
+
+def records_need_provenance(path: str) -> bool:
+    """Timeline records and graph edges carry provenance in the proposal; entities need not."""
+    return "/timeline/" in f"/{path}" or path.endswith("edges.jsonl")
+
+
+def check_records(file: FileInput, max_depth: int) -> list[Finding]:
+    findings: list[Finding] = []
+    required = records_need_provenance(file.path)
+    for number, line in enumerate(file.data.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        doc = strict_json.load(line, max_depth=max_depth, first_line=number)
+        if isinstance(doc, strict_json.Problem):
+            findings.append(doc.finding(file.path))
+            continue
+        record = doc.value
+        if not isinstance(record, dict):
+            findings.append(
+                ss.PROVENANCE.finding(
+                    file.path,
+                    f"expected a JSON object per line, found {json_type(record)}",
+                    line=number,
+                )
+            )
+            continue
+        if "provenance" not in record:
+            if required:
+                findings.append(
+                    ss.PROVENANCE.finding(
+                        file.path,
+                        "expected a provenance object pointing back to entity memory, found none",
+                        line=number,
+                    )
+                )
+            continue
+        for error in schemas.validator("openprogram-provenance").errors(record["provenance"]):
+            pointer = "/provenance" + error.pointer
+            line_no, column = doc.position(pointer)
+            findings.append(
+                ss.PROVENANCE.finding(
+                    file.path,
+                    f"{error.message}; found {show(_dig(record, jp.split(pointer)))}",
+                    line=line_no,
+                    column=column,
+                    pointer=pointer,
                 )
             )
     return findings

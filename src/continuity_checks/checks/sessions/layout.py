@@ -18,9 +18,12 @@ _SESSION_FILE = re.compile(
     r"(?P<rest>history/[^/]+|meta\.json|file_backups/[^/]+/manifest\.json|[^/]+\.tmp)$"
 )
 _ARCHIVE = re.compile(r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$")
+_TOPIC = re.compile(r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$")
+_RECORDS = re.compile(r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$")
 
 NODE, META, TEMP, BACKUP = "node", "meta", "temp", "backup-manifest"
 INDEX, LOCATIONS, PROJECTS, GITIGNORE = "index", "locations", "projects", "gitignore"
+ARCHIVE, TOPIC, RECORDS = "archive", "topic", "provenance-records"
 
 
 class SessionPath(NamedTuple):
@@ -49,6 +52,13 @@ def claims(path: str) -> str | None:
         return PROJECTS
     if name == ".gitignore" and (head == ".openprogram" or head.endswith("/.openprogram")):
         return GITIGNORE
+    if "memory/" in path:
+        if _ARCHIVE.search(path):
+            return ARCHIVE
+        if _TOPIC.search(path):
+            return TOPIC
+        if _RECORDS.search(path):
+            return RECORDS
     found = session_path(path)
     if found is not None:
         rest = found.rest
@@ -72,5 +82,10 @@ def session_dir_of(path: str) -> str | None:
     return None if found is None else found.directory
 
 
-def is_archive(path: str) -> bool:
-    return _ARCHIVE.search(path) is not None
+_WORKSPACE = re.compile(r"^((?:[^/]+/)*?)memory/")
+
+
+def workspace_of(path: str) -> str:
+    """The state directory (``""`` or ending in /) of a path under ``memory/``."""
+    match = _WORKSPACE.match(path)
+    return "" if match is None else match[1]

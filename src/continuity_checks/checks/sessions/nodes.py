@@ -50,6 +50,7 @@ class Node(NamedTuple):
     source: object  # metadata.source
     text: str  # a user node's output, cut to TEXT_KEPT characters
     text_length: int
+    marker: object  # metadata.memory_written_scriptorium
 
 
 def role_letter(role: str) -> str:
@@ -186,6 +187,7 @@ def _node(path: str, value: dict[str, object]) -> Node:
         source=metadata.get("source"),
         text=text[:TEXT_KEPT],
         text_length=len(text),
+        marker=metadata.get("memory_written_scriptorium"),
     )
 
 

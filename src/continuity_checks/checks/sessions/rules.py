@@ -456,3 +456,74 @@ AGENT_SUBJECT = rule(
     severity=W,
     hint="commit your own changes under your own identity",
 )
+
+# --- E. memory and provenance --------------------------------------------------------------------
+
+ARCHIVE = rule(
+    "SS139",
+    FAMILY,
+    "v2 source archive incomplete or malformed",
+    """[50] A memory/sources/**/_v2/*.md archive starts with its marker and an empty line, then
+    frames (anchor source-<sha256(ref)[:16]>, source-id, optional canonical speaker-id and
+    source-meta, record-lines:N, N record lines, an empty line) whose refs agree with the file's
+    path and appear once. OpenProgram's scanner stops at the first bad frame, losing the rest.""",
+    hint="repair the frame at the reported line (the archive is append-only: restore it from git)",
+)
+ARCHIVE_REF = rule(
+    "SS140",
+    FAMILY,
+    "archived turn does not match its session node",
+    """[51] An openprogram/<sid>/<nid> frame names a session that exists (a deleted session leaves
+    it dangling: a warning), a user or llm node of it, and its record text is that node's output
+    exactly.""",
+    severity=W,
+    hint="leave archived records as OpenProgram wrote them; a changed node is a new turn",
+)
+MEMORY_MARKER = rule(
+    "SS141",
+    FAMILY,
+    "node marked as written to memory has no archive frame",
+    """[52] A node whose metadata.memory_written_scriptorium is the workspace id
+    (memory/.scriptorium/workspace-id) has a v2 frame openprogram/<sid>/<nid> in that
+    workspace's archive.""",
+    severity=W,
+    hint="re-run the memory transaction for the session, or drop the marker",
+)
+TOPIC = rule(
+    "SS142",
+    FAMILY,
+    "topic footnote malformed, unresolvable, or block id reused",
+    """[53] A topic footnote reads [^id]: Time: `<YYYY[-MM[-DD]]|undated>`; Sources:
+    [<ref>](<path>#<anchor>), …; each source link resolves (relative to the topic file) to an
+    archive holding the anchor; each block id is unique in the workspace.""",
+    hint="correct the footnote's link, or give the block a fresh id",
+)
+UNSOURCED_BLOCK = rule(
+    "SS146",
+    FAMILY,
+    "topic block cites no resolvable source",
+    """[55] The proposal's provenance invariant ("every abstract memory points back") as the code
+    stores it: every topic block cites at least one footnote with at least one resolvable
+    source.""",
+    severity=W,
+    hint="cite the turn the claim came from",
+)
+PROVENANCE = rule(
+    "SS147",
+    FAMILY,
+    "Provenance record malformed",
+    """[55, seed 003] The proposal's abstract-memory records (memory/timeline/*.jsonl,
+    memory/graph/*.jsonl) carry provenance {project_id, session_id, node_ids, commit (optional),
+    event_time, ingestion_time}. Current code writes none; when present they are validated.""",
+    hint="write provenance with the six fields of the proposal",
+)
+PROVENANCE_REF = rule(
+    "SS148",
+    FAMILY,
+    "Provenance record points to no session or node",
+    """[55, seed 003] A provenance's session_id and node_ids name a session and its nodes;
+    deleting a session leaves such pointers dangling (readers skip them), so this is a
+    warning.""",
+    severity=W,
+    hint="drop or supersede the record whose source was deleted",
+)

@@ -7,8 +7,9 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import replace
+from urllib.parse import quote as url_quote
 
-from continuity_checks.checks.sessions import files, layout, nodes
+from continuity_checks.checks.sessions import files, layout, memory, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.checks.sessions.common import located, read_json
 from continuity_checks.checks.sessions.nodes import Node
@@ -50,6 +51,13 @@ def check_tree(
             sessions.setdefault(directory, None)
     for directory in sessions:
         findings.extend(check_session(snapshot, directory, max_depth))
+    memory_kinds = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
+    workspaces: dict[str, list[Claimed]] = {}
+    for item in claimed:
+        if item.kind in memory_kinds:
+            workspaces.setdefault(layout.workspace_of(item.path), []).append(item)
+    for workspace, items in workspaces.items():
+        findings.extend(Workspace(snapshot, workspace, max_depth, path_map).check(items))
     return findings
 
 
@@ -168,6 +176,7 @@ def check_session(snapshot: Snapshot, directory: str, max_depth: int) -> list[Fi
     if snapshot.is_dir(directory + ".git"):
         findings.extend(check_branches(snapshot, directory))
     findings.extend(check_backups(snapshot, directory, by_id))
+    findings.extend(loaded.place(check_markers(snapshot, directory, all_nodes)))
     bound = BOUND.match(directory)
     if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
         findings.extend(check_project_gitignore(snapshot, bound["project"]))
@@ -880,3 +889,212 @@ def iter_dirs(claimed: Iterable[Claimed]) -> list[str]:
     return list(
         dict.fromkeys(d for c in claimed if (d := layout.session_dir_of(c.path)) is not None)
     )
+
+
+# --- memory ---------------------------------------------------------------------------------------
+
+HOME_SESSION = re.compile(r"^(?P<state>(?:.*/)?)sessions/(?P<sid>[^/]+)/$")
+
+
+def check_markers(snapshot: Snapshot, directory: str, all_nodes: list[Node]) -> list[Finding]:
+    """[52] nodes marked as written to this state directory's memory workspace have a frame.
+    (A project-bound session's state directory is not known from its path: not checked.)"""
+    marked = [n for n in all_nodes if isinstance(n.marker, str)]
+    home = HOME_SESSION.match(directory)
+    if not marked or home is None:
+        return []
+    state, sid = home["state"], home["sid"]
+    data = snapshot.read(state + "memory/.scriptorium/workspace-id")
+    if isinstance(data, Unreadable):
+        return []
+    workspace = data.decode("utf-8", "replace").strip()
+    archive = f"{state}memory/sources/openprogram/_v2/{url_quote(sid, safe='')}.md"
+    content = snapshot.read(archive)
+    if isinstance(content, Unreadable):
+        refs: set[str] = set()
+    else:
+        frames, broken = memory.scan(archive, content)
+        if broken:
+            return []  # the archive's own finding (SS139) is the cause
+        refs = {f.ref for f in frames}
+    findings = []
+    for node in marked:
+        if node.marker == workspace and f"openprogram/{sid}/{node.id}" not in refs:
+            findings.append(
+                ss.MEMORY_MARKER.finding(
+                    node.path,
+                    f"expected a frame openprogram/{sid}/{node.id} in {archive}, found none",
+                    pointer="/metadata/memory_written_scriptorium",
+                )
+            )
+    return findings
+
+
+class Workspace:
+    """A state directory's memory: archives against the sessions they quote, block ids, and the
+    proposal's provenance records against the sessions they point to."""
+
+    def __init__(self, snapshot: Snapshot, state: str, max_depth: int, path_map: PathMap) -> None:
+        self.snapshot = snapshot
+        self.state = state
+        self.max_depth = max_depth
+        # only the registries' locations are used here; their findings come from their own check
+        self.located = Registries(snapshot, state, max_depth, path_map).session_dirs()
+        self._listings: dict[str, dict[str, str] | None] = {}
+
+    def nodes_of(self, sid: str) -> dict[str, str] | None:
+        """Node id -> file path of session ``sid``, or None when it has no session here."""
+        if sid not in self._listings:
+            directory = self.located.get(sid, f"{self.state}sessions/{sid}/")
+            found: dict[str, str] | None = None
+            if directory is not None:
+                listing = self.snapshot.list(directory + "history")
+                if not isinstance(listing, Unreadable):
+                    found = {}
+                    for name in listing:
+                        match = layout.NODE_NAME.match(name)
+                        if match is not None:
+                            found[match[3]] = f"{directory}history/{name}"
+            self._listings[sid] = found
+        return self._listings[sid]
+
+    def check(self, items: list[Claimed]) -> list[Finding]:
+        findings: list[Finding] = []
+        for item in items:
+            if item.kind == layout.ARCHIVE:
+                findings.extend(self._archive(item.path))
+            elif item.kind == layout.RECORDS:
+                findings.extend(self._records(item.path))
+        if any(item.kind == layout.TOPIC for item in items):
+            findings.extend(self._block_ids())
+        return findings
+
+    def _archive(self, path: str) -> list[Finding]:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            return []
+        findings = []
+        for frame in memory.scan(path, data)[0]:
+            parts = frame.ref.split("/")
+            if len(parts) != 3 or parts[0] != "openprogram":
+                continue
+            sid, nid = parts[1], parts[2]
+            nodes_here = self.nodes_of(sid)
+
+            def bad(message: str, _line: int = frame.line) -> Finding:
+                return ss.ARCHIVE_REF.finding(path, message, line=_line)
+
+            if nodes_here is None:
+                findings.append(
+                    bad(
+                        f"expected the session {quote(sid)} of {quote(frame.ref)}, found none "
+                        "(deleted?)"
+                    )
+                )
+                continue
+            node_path = nodes_here.get(nid)
+            if node_path is None:
+                findings.append(
+                    bad(f"expected the node {quote(nid)} in session {quote(sid)}, found none")
+                )
+                continue
+            content = self.snapshot.read(node_path)
+            accepted = (
+                None
+                if isinstance(content, Unreadable)
+                else strict_json.accepts(content, self.max_depth)
+            )
+            value = accepted[1] if accepted is not None else None
+            if not isinstance(value, dict):
+                continue  # the node file's own findings say why
+            if value.get("role") not in ("user", "llm"):
+                findings.append(
+                    bad(
+                        f"expected a user or llm node, found the {show(value.get('role'))} node "
+                        f"{quote(nid)}"
+                    )
+                )
+            elif value.get("output") != frame.body:
+                findings.append(
+                    bad(
+                        f"expected the record to equal the output of {node_path}, found "
+                        "different text"
+                    )
+                )
+        return findings
+
+    def _block_ids(self) -> list[Finding]:
+        seen: dict[str, str] = {}
+        findings = []
+        stack = [self.state + "memory/topics"]
+        files = []
+        while stack:
+            directory = stack.pop()
+            listing = self.snapshot.list(directory)
+            if isinstance(listing, Unreadable):
+                continue
+            for name in listing:
+                path = f"{directory}/{name}"
+                if self.snapshot.is_dir(path):
+                    stack.append(path)
+                elif name.endswith(".md"):
+                    files.append(path)
+        for path in sorted(files):
+            data = self.snapshot.read(path)
+            if isinstance(data, Unreadable):
+                continue
+            for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
+                block = memory.BLOCK_ID.search(line)
+                if block is None or line.startswith("[^"):
+                    continue
+                where = f"{path}:{number}"
+                if block[1] in seen:
+                    findings.append(
+                        ss.TOPIC.finding(
+                            path,
+                            f"expected block id ^{block[1]} once in the workspace, found it also "
+                            f"at {seen[block[1]]}",
+                            line=number,
+                        )
+                    )
+                else:
+                    seen[block[1]] = where
+        return findings
+
+    def _records(self, path: str) -> list[Finding]:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            return []
+        findings = []
+        for number, line in enumerate(data.split(b"\n"), 1):
+            accepted = strict_json.accepts(line, self.max_depth) if line.strip() else None
+            record = accepted[1] if accepted is not None else None
+            provenance = record.get("provenance") if isinstance(record, dict) else None
+            if not isinstance(provenance, dict) or not isinstance(
+                provenance.get("session_id"), str
+            ):
+                continue
+            sid = provenance["session_id"]
+            nodes_here = self.nodes_of(sid)
+            if nodes_here is None:
+                findings.append(
+                    ss.PROVENANCE_REF.finding(
+                        path,
+                        f"expected the session {quote(sid)}, found none (deleted?)",
+                        line=number,
+                        pointer="/provenance/session_id",
+                    )
+                )
+                continue
+            ids = provenance.get("node_ids")
+            for index, nid in enumerate(ids if isinstance(ids, list) else []):
+                if isinstance(nid, str) and nid not in nodes_here:
+                    findings.append(
+                        ss.PROVENANCE_REF.finding(
+                            path,
+                            f"expected the node {quote(nid)} in session {quote(sid)}, found none",
+                            line=number,
+                            pointer=f"/provenance/node_ids/{index}",
+                        )
+                    )
+        return findings
