@@ -13,14 +13,14 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
-    region: dict[str, int] = {}
-    if finding.line is not None:
-        region["startLine"] = finding.line
-        if finding.column is not None:
-            region["startColumn"] = finding.column
-    location: dict[str, Any] = {"artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"}}
-    if region:
-        location["region"] = region
+    # a region always: code scanning places a result without one nowhere
+    region = {"startLine": finding.line or 1}
+    if finding.line is not None and finding.column is not None:
+        region["startColumn"] = finding.column
+    location: dict[str, Any] = {
+        "artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"},
+        "region": region,
+    }
     text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
     result: dict[str, Any] = {
         "ruleId": finding.rule,

@@ -31,7 +31,7 @@ from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
 
 if TYPE_CHECKING:
-    from continuity_checks.checks.deltas import DeltasFamily
+    from continuity_checks.checks.deltas.family import DeltasFamily
 
 TRAILER = "Continuity-Delta"
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
