@@ -46,10 +46,7 @@ class Node(NamedTuple):
     spawn: bool  # a spawn-branch root (its caller may be in another session)
     attach: bool  # metadata.function == "attach"
     tool_call: bool  # metadata.tool_call_id present (a stream-tap tool node)
-    display: object  # metadata.display
-    source: object  # metadata.source
     text: str  # a user node's output, cut to TEXT_KEPT characters
-    text_length: int
     marker: object  # metadata.memory_written_scriptorium
 
 
@@ -166,28 +163,26 @@ def _get(value: object, parts: list[str]) -> object:
 
 
 def _node(path: str, value: dict[str, object]) -> Node:
+    # positional: this runs once per node file, and keyword construction costs twice as much
     metadata = value["metadata"]
     assert isinstance(metadata, dict)
-    predecessor = value["predecessor"] or None
+    get = metadata.get
+    role = value["role"]
     output = value["output"]
-    text = output if isinstance(output, str) and value["role"] == "user" else ""
     return Node(
-        path=path,
-        id=str(value["id"]),
-        seq=int(value["seq"]),  # type: ignore[call-overload]
-        role=str(value["role"]),
-        caller=str(value["caller"]),
-        predecessor=predecessor,  # type: ignore[arg-type]
-        input_null=value["input"] is None,
-        summary="covers_ids" in metadata,
-        spawn=bool(metadata.get("spawn_branch_root")) or metadata.get("source") == "agent_spawn",
-        attach=metadata.get("function") == "attach",
-        tool_call="tool_call_id" in metadata,
-        display=metadata.get("display"),
-        source=metadata.get("source"),
-        text=text[:TEXT_KEPT],
-        text_length=len(text),
-        marker=metadata.get("memory_written_scriptorium"),
+        path,
+        value["id"],  # type: ignore[arg-type]
+        value["seq"],  # type: ignore[arg-type]
+        role,  # type: ignore[arg-type]
+        value["caller"],  # type: ignore[arg-type]
+        value["predecessor"] or None,  # type: ignore[arg-type]
+        value["input"] is None,
+        "covers_ids" in metadata,
+        bool(get("spawn_branch_root")) or get("source") == "agent_spawn",
+        get("function") == "attach",
+        "tool_call_id" in metadata,
+        output[:TEXT_KEPT] if role == "user" and isinstance(output, str) else "",
+        get("memory_written_scriptorium"),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from urllib.parse import quote as url_quote
 
@@ -19,6 +19,7 @@ from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote, show
 from continuity_checks.core.family import Claimed
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.parallel import split_map, usable_cpus
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
@@ -49,8 +50,7 @@ def check_tree(
         findings.extend(registries.check())
         for directory in registries.discovered:
             sessions.setdefault(directory, None)
-    for directory in sessions:
-        findings.extend(check_session(snapshot, directory, max_depth))
+    findings.extend(check_sessions(snapshot, list(sessions), max_depth))
     memory_kinds = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
     workspaces: dict[str, list[Claimed]] = {}
     for item in claimed:
@@ -85,32 +85,49 @@ def _name(snapshot: Snapshot, directory: str) -> str:
 
 
 class Loaded:
-    """A session's node files: the nodes whose shape allows the DAG checks, the ids every node
-    file names (a broken node still exists: edges to it are not dangling), and the parsed
-    documents, for positions (one session at a time is held)."""
+    """A session's node files: the nodes whose shape allows the DAG checks, and the ids every
+    node file names (a broken node still exists: edges to it are not dangling). One session at
+    a time is held."""
 
-    def __init__(self) -> None:
+    def __init__(self, snapshot: Snapshot, max_depth: int) -> None:
+        self.snapshot = snapshot
+        self.max_depth = max_depth
         self.nodes: list[Node] = []
         self.named: set[str] = set()
-        self.docs: dict[str, strict_json.Document] = {}
 
     def place(self, findings: list[Finding]) -> list[Finding]:
-        """``findings`` with the line and column of their pointer in the node file."""
+        """``findings`` with the line and column of their pointer in the node file (read again:
+        positions are worked out only for the rare file that has a finding)."""
         placed = []
+        docs: dict[str, strict_json.Document | None] = {}
         for finding in findings:
-            doc = self.docs.get(finding.path)
-            if doc is not None and finding.line is None and finding.pointer is not None:
-                line, column = doc.position(finding.pointer)
-                finding = replace(finding, line=line, column=column)
+            if finding.line is None and finding.pointer is not None:
+                if finding.path not in docs:
+                    docs[finding.path] = _document(self.snapshot, finding.path, self.max_depth)
+                doc = docs[finding.path]
+                if doc is not None:
+                    line, column = doc.position(finding.pointer)
+                    finding = replace(finding, line=line, column=column)
             placed.append(finding)
         return placed
+
+
+def _document(snapshot: Snapshot, path: str, max_depth: int) -> strict_json.Document | None:
+    data = snapshot.read(path)
+    if isinstance(data, Unreadable):
+        return None
+    doc = strict_json.load(data, max_depth=max_depth)
+    return doc if isinstance(doc, strict_json.Document) else None
 
 
 def load_nodes(
     snapshot: Snapshot, directory: str, max_depth: int, findings: list[Finding]
 ) -> Loaded:
-    """Every node file of the session, checked on its own; the nodes whose shape allows more."""
-    loaded = Loaded()
+    """Every node file of the session, checked on its own; the nodes whose shape allows more.
+
+    The common case (a valid node) costs one strict parse without positions
+    (``strict_json.accepts``); the loader with positions runs only for a file with a problem."""
+    loaded = Loaded(snapshot, max_depth)
     listing = snapshot.list(directory + "history")
     if isinstance(listing, Unreadable):
         return loaded
@@ -122,28 +139,46 @@ def load_nodes(
         if named is not None:
             loaded.named.add(named[3])
         path = f"{directory}history/{name}"
-        if snapshot.is_dir(path):
-            continue
         data = snapshot.read(path)
         if isinstance(data, Unreadable):
             findings.append(data.finding())
             continue
-        doc = strict_json.load(data, max_depth=max_depth)
-        if isinstance(doc, strict_json.Problem):
-            findings.append(doc.finding(path))
-            continue
-
-        def at(
-            rule: Rule, pointer: str, message: str, _d: strict_json.Document = doc, _p: str = path
-        ) -> Finding:
-            return located(rule, _d, _p, pointer, message)
-
-        node_findings, node = nodes.check(path, doc.value, at, snapshot)
-        findings.extend(node_findings)
+        accepted = strict_json.accepts(data, max_depth)
+        if accepted is None:
+            problem = strict_json.load(data, max_depth=max_depth)
+            if isinstance(problem, strict_json.Problem):
+                findings.append(problem.finding(path))
+                continue
+            accepted = (problem.text, problem.value)
+        node_findings, node = nodes.check(path, accepted[1], _unplaced(path), snapshot)
+        if node_findings:
+            findings.extend(loaded.place(node_findings))
         if node is not None:
             found.append(node)
-            loaded.docs[path] = doc
     return loaded
+
+
+def _unplaced(path: str) -> nodes.At:
+    def at(rule: Rule, pointer: str, message: str) -> Finding:
+        return rule.finding(path, message, pointer=pointer or None)
+
+    return at
+
+
+PARALLEL_SESSIONS = 50  # below this a second process costs more than it saves
+
+
+def check_sessions(snapshot: Snapshot, directories: list[str], max_depth: int) -> list[Finding]:
+    """Each session on its own (sessions share nothing), on every usable CPU for many."""
+
+    def part(chunk: Sequence[str]) -> list[Finding]:
+        found: list[Finding] = []
+        for directory in chunk:
+            found.extend(check_session(snapshot, directory, max_depth))
+        return found
+
+    jobs = usable_cpus() if len(directories) >= PARALLEL_SESSIONS else 1
+    return [f for chunk in split_map(part, directories, jobs) for f in chunk]
 
 
 def check_session(snapshot: Snapshot, directory: str, max_depth: int) -> list[Finding]:
