@@ -178,6 +178,12 @@ PROJECT_CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, .
     ("SS209 agent free text", {"a": "1"}, {"a": "2"}, "fix things", ("p" * 40,), AGENT, ["SS209"]),
     ("user free text", {"a": "1"}, {"a": "2"}, "fix things", ("p" * 40,),
      {"author_name": "Alice", "author_email": "a@x", "committer_name": "Alice", "committer_email": "a@x"}, []),
+    ("archive appended", {"memory/sources/openprogram/_v2/s.md": "a\n"},
+     {"memory/sources/openprogram/_v2/s.md": "a\nb\n"}, "memory", ("p" * 40,), OP, []),
+    ("SS210 archive rewritten", {"memory/sources/openprogram/_v2/s.md": "a\nb\n"},
+     {"memory/sources/openprogram/_v2/s.md": "a\nc\n"}, "memory", ("p" * 40,), OP, ["SS210"]),
+    ("SS210 archive deleted", {"memory/sources/openprogram/_v2/s.md": "a\n", "x": "1"}, {"x": "1"},
+     "memory", ("p" * 40,), OP, ["SS210"]),
     ("SS208 adds .openprogram", {"a": "1"}, {"a": "1", ".openprogram/settings.json": "{}"}, "[agent local_c4] x",
      ("p" * 40,), AGENT, ["SS208"]),
 ]  # fmt: skip

@@ -11,6 +11,8 @@ In a session repository (each session is its own git repository, one commit per 
   that used it was deleted.
 - SS207 [34]: a ``turn`` commit adds exactly one top-level user node.
 
+In any repository holding a memory workspace: SS210 [54] v2 source archives only grow.
+
 In a project repository (any other repository): SS208 [47] no commit brings in ``.openprogram/``;
 SS209 [48] the agent identity commits only with the subjects OpenProgram writes.
 
@@ -55,9 +57,10 @@ class History:
         if self.session_repo is None:
             self.session_repo = is_session_repo(context)
         fields: Mapping[str, str] = getattr(context.commit, "fields", None) or {}
+        found = sources_appended(context)
         if self.session_repo:
-            return self._session(context, fields)
-        return project_commit(context, fields)
+            return found + self._session(context, fields)
+        return found + project_commit(context, fields)
 
     # --- session repositories --------------------------------------------------------------------
 
@@ -275,6 +278,32 @@ def same_tree(before: Snapshot, after: Snapshot, directory: str) -> bool:
             if isinstance(a, Unreadable) or isinstance(b, Unreadable) or a != b:
                 return False
     return True
+
+
+def sources_appended(context: CommitContext) -> list[Finding]:
+    """[54] a v2 archive only grows: its old bytes are a prefix of its new bytes."""
+    findings = []
+    for change in context.changes:
+        if change.kind != layout.ARCHIVE or change.status == "A":
+            continue
+        old, new = change.old(), change.new()
+        if new is None and change.status == "D":
+            message = "expected the archive to be kept (sources are append-only), found it deleted"
+        elif old is not None and new is not None and not new.startswith(old):
+            common = next(
+                (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), len(new)
+            )
+            line = old.count(b"\n", 0, common) + 1
+            message = (
+                f"expected the earlier {len(old)} bytes kept as a prefix, found them changed "
+                f"from line {line} on"
+            )
+        else:
+            continue
+        findings.append(
+            ss.SOURCE_REWRITTEN.finding(change.path, message, commit=context.commit.sha)
+        )
+    return findings
 
 
 # --- project repositories ------------------------------------------------------------------------

@@ -527,3 +527,13 @@ PROVENANCE_REF = rule(
     severity=W,
     hint="drop or supersede the record whose source was deleted",
 )
+SOURCE_REWRITTEN = rule(
+    "SS210",
+    FAMILY,
+    "v2 source archive rewritten or deleted",
+    """[54] Sources are append-only evidence: across the history of the repository holding the
+    memory workspace, each memory/sources/**/_v2/*.md archive's previous bytes are a prefix of
+    its new bytes, and an archive is never deleted.""",
+    severity=W,
+    hint="restore the archive's earlier bytes and append instead",
+)
