@@ -653,6 +653,26 @@ class Registries:
         self._check_projects(located_dirs)
         return self.findings
 
+    def _latest_user_text(self, directory: str) -> str | None:
+        """The output of the session's last user message in seq order (one file read)."""
+        listing = self.snapshot.list(directory + "history")
+        if isinstance(listing, Unreadable):
+            return None
+        users = []
+        for name in listing:
+            match = layout.NODE_NAME.match(name)
+            if match is not None and match[2] == "u" and match[3] != "ROOT":
+                users.append((int(match[1]), name))
+        for _, name in sorted(users, reverse=True):
+            data = self.snapshot.read(f"{directory}history/{name}")
+            accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
+            value = None if accepted is None else accepted[1]
+            if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+                return None  # the node's own findings say why
+            if value.get("input") is None and value.get("caller") == "ROOT":
+                return str(value["output"])
+        return None
+
     def _home_dir(self, sid: str) -> str:
         return f"{self.state}sessions/{sid}/"
 
@@ -722,6 +742,20 @@ class Registries:
                             f"behind), found {show(mine_u)}",
                         )
                     )
+                preview = entry.get("preview")
+                if isinstance(preview, str) and mine_u == theirs_u:  # flushed: no append pending
+                    latest = self._latest_user_text(directory)
+                    if latest is not None and files.preview_of(latest) != preview:
+                        self.findings.append(
+                            self._at(
+                                doc,
+                                rel,
+                                ss.PREVIEW,
+                                f"{pointer}/preview",
+                                f"expected {quote(files.preview_of(latest))} (from the latest user "
+                                f"message), found {quote(preview)}",
+                            )
+                        )
             created, updated = entry.get("created_at"), entry.get("updated_at")
             if entry.get("archived") is True:
                 archived_left += 1
