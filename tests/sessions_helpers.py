@@ -126,6 +126,21 @@ def state(**overrides: Any) -> dict[str, str | bytes]:
     return files
 
 
+def loose_commit(
+    subject: str, identity: str = "OpenProgram Agent <agent@openprogram.local>"
+) -> tuple[str, str, bytes]:
+    """A commit as git stores it loose: its id, its path under .git/objects, its bytes."""
+    import zlib
+
+    body = (
+        f"tree {'4b825dc642cb6eb9a060e54bf8d69288fbee4904'}\n"
+        f"author {identity} 1795983624 +0000\ncommitter {identity} 1795983624 +0000\n\n{subject}\n"
+    ).encode()
+    raw = b"commit " + str(len(body)).encode() + b"\0" + body
+    sha = hashlib.sha1(raw).hexdigest()
+    return sha, f"objects/{sha[:2]}/{sha[2:]}", zlib.compress(raw)
+
+
 def git(*args: str, cwd: Path) -> str:
     result = subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
     return result.stdout.decode("utf-8", "replace").strip()

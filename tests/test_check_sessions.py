@@ -26,6 +26,7 @@ from tests.sessions_helpers import (
     TOPIC_TEXT,
     WORKSPACE,
     frame,
+    loose_commit,
     node,
     rebuild_corpus,
     session_nodes,
@@ -76,8 +77,20 @@ def projects(**extra: Any) -> str:
     return json.dumps({**PROJECTS, **extra}, indent=2)
 
 
+AGENT_SHA, AGENT_OBJECT, AGENT_BYTES = loose_commit(f"[agent {BOUND_SID[:8]}] Fix the crash")
+OTHER_SHA, OTHER_OBJECT, OTHER_BYTES = loose_commit("[agent local_5e] Fix it", "Alice <a@x>")
+BOUND_REPLY = BOUND + "history/0002-l-1a2b3c4d_reply.json"
+
+
+def stamped(sha: str) -> str:
+    value = json.loads(session_nodes()[REPLY])
+    value["metadata"]["project_commit"] = {"repo": "/home/alice/code/proj", "sha": sha}
+    return json.dumps(value)
+
+
 def bound_layout(**overrides: Any) -> dict[str, Any]:
-    """A second session bound to a project, with its location and project entry."""
+    """A second session bound to a project, with its location and project entry; its reply's
+    edit was auto-committed to the project repository (a loose commit object)."""
     bound_meta = {
         **META,
         "id": BOUND_SID,
@@ -89,6 +102,9 @@ def bound_layout(**overrides: Any) -> dict[str, Any]:
         BOUND + "meta.json": json.dumps(bound_meta),
         **{p.replace(SESSION, BOUND): t for p, t in session_nodes().items()},
         "code/proj/.openprogram/.gitignore": "*\n",
+        BOUND_REPLY: stamped(AGENT_SHA),
+        "code/proj/.git/" + AGENT_OBJECT: AGENT_BYTES,
+        "code/proj/.git/" + OTHER_OBJECT: OTHER_BYTES,
         LOC: json.dumps({BOUND_SID: f"/home/alice/code/proj/.openprogram/sessions/{BOUND_SID}"}),
         PRJ: projects(**{PROJECT_ID: {
             "id": PROJECT_ID, "name": "proj", "path": "/home/alice/code/proj", "is_default": False,
@@ -193,7 +209,8 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
      [("SS132", LOC, f"/{BOUND_SID}")]),
     ("SS132 work_dir", bound_layout(**{BOUND + "meta.json": json.dumps(
         {**META, "id": BOUND_SID, "project_id": PROJECT_ID, "work_dir": "/home/alice/other"})}),
-     [("SS132", LOC, f"/{BOUND_SID}")]),
+     # the wrong work_dir also maps the reply's project_commit.repo nowhere
+     [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", BOUND_REPLY, "/metadata/project_commit/repo")]),
     ("SS133 unmapped", bound_layout(**{LOC: json.dumps({BOUND_SID: f"/srv/x/.openprogram/sessions/{BOUND_SID}"})}),
      [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", LOC, f"/{BOUND_SID}")]),
     ("SS134 project shape", {PRJ: json.dumps({"default": {**PROJECTS["default"], "status": "gone"}})},
@@ -218,6 +235,14 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
      [("SS138", "code/proj/.openprogram/.gitignore", None)]),
     ("SS138 gitignore missing", {k: v for k, v in bound_layout().items() if not k.endswith(".gitignore")},
      [("SS138", "code/proj/.openprogram/.gitignore", None)]),
+    ("SS149 commit missing", bound_layout(**{BOUND_REPLY: stamped("1" * 40)}),
+     [("SS149", BOUND_REPLY, "/metadata/project_commit/sha")]),
+    ("SS149 not the agent's commit", bound_layout(**{BOUND_REPLY: stamped(OTHER_SHA)}),
+     [("SS149", BOUND_REPLY, "/metadata/project_commit/sha")]),
+    ("SS149 no repository", bound_layout(**{BOUND_REPLY: stamped(AGENT_SHA).replace("code/proj", "code/proj/sub")}),
+     [("SS149", BOUND_REPLY, "/metadata/project_commit/repo")]),
+    ("SS133 repo unmapped", bound_layout(**{BOUND_REPLY: stamped(AGENT_SHA).replace("/home/alice", "/srv")}),
+     [("SS133", BOUND_REPLY, "/metadata/project_commit/repo")]),
     ("SS143 gc empty session", {**{p: None for p in session_nodes()}, HISTORY + ".keep": "",
                                 MJ: json.dumps({**META, "head_id": None, "branches": {}})},
      [("SS143", IDX, f"/{SID}"), ("SS140", ARCHIVE, None), ("SS140", ARCHIVE, None)]),
@@ -427,6 +452,9 @@ def test_mutations_of_the_corpus_are_caught(corpus: Path, run_json: RunCLI, tmp_
     def nowhere(v: dict[str, Any]) -> None:
         v["head_id"] = "ffffffffffff_reply"
 
+    def rewritten(v: dict[str, Any]) -> None:
+        v["metadata"]["project_commit"]["sha"] = "81c3d1dc4e57b3f285e2c367cf0c38f3f69951a5"
+
     def disagree(v: dict[str, Any]) -> None:
         v["local_8b21e47a90"]["title"] = "Something the meta never said"
 
@@ -437,6 +465,11 @@ def test_mutations_of_the_corpus_are_caught(corpus: Path, run_json: RunCLI, tmp_
         (B + "history/0005-u-3dc740745104.json", reseq, "SS111"),
         (B + "meta.json", nowhere, "SS105"),
         (".openprogram/sessions/index.json", disagree, "SS129"),
+        (
+            "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1/history/0002-l-eeef4f48_reply.json",
+            rewritten,
+            "SS149",
+        ),
     ]
     for rel, change, rule in cases:
         shutil.rmtree(corpus)

@@ -48,6 +48,7 @@ class Node(NamedTuple):
     tool_call: bool  # metadata.tool_call_id present (a stream-tap tool node)
     text: str  # a user node's output, cut to TEXT_KEPT characters
     marker: object  # metadata.memory_written_scriptorium
+    commits: tuple[object, object] | None  # metadata.project_commit, metadata.shadow_git
 
 
 def role_letter(role: str) -> str:
@@ -183,6 +184,9 @@ def _node(path: str, value: dict[str, object]) -> Node:
         "tool_call_id" in metadata,
         output[:TEXT_KEPT] if role == "user" and isinstance(output, str) else "",
         get("memory_written_scriptorium"),
+        (get("project_commit"), get("shadow_git"))
+        if "project_commit" in metadata or "shadow_git" in metadata
+        else None,
     )
 
 

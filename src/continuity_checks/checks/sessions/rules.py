@@ -298,9 +298,10 @@ UNRESOLVED_PATH = rule(
     FAMILY,
     "absolute path resolves to nothing here",
     """A state directory is checked away from the machine that wrote it: absolute paths in
-    locations.json and projects.json are read through the [sessions] path-map option (by default
-    the default project's path maps to the directory holding .openprogram/). A path that maps
-    nowhere, outside the checked root, or to nothing is reported, not followed.""",
+    locations.json, projects.json and node metadata (project_commit.repo, shadow_git.repo) are
+    read through the [sessions] path-map option (by default the default project's path maps to
+    the directory holding .openprogram/, and a bound session's work_dir to its project). A path
+    that maps nowhere, outside the checked root, or to nothing is reported, not followed.""",
     severity=W,
     hint='map the prefix in .continuity.toml: [sessions] path-map = { "/home/alice" = "." }',
 )
@@ -536,4 +537,16 @@ SOURCE_REWRITTEN = rule(
     its new bytes, and an archive is never deleted.""",
     severity=W,
     hint="restore the archive's earlier bytes and append instead",
+)
+PROJECT_COMMIT = rule(
+    "SS149",
+    FAMILY,
+    "project_commit or shadow_git names no commit the agent made",
+    """[49] An llm node's metadata.project_commit {repo, sha} names an existing commit of the
+    project repository whose subject starts with [agent <session id[:8]>] and whose author or
+    committer is OpenProgram Agent <agent@openprogram.local>; metadata.shadow_git {repo, before,
+    after} names commits of the shadow repository. Read through the snapshot (loose objects and
+    version-2 pack indexes); a commit stored as a delta is known to exist but not read.""",
+    severity=W,
+    hint="the project's history was rewritten after the turn: re-stamp or drop the metadata",
 )

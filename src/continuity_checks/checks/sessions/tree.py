@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from urllib.parse import quote as url_quote
 
-from continuity_checks.checks.sessions import files, layout, memory, nodes
+from continuity_checks.checks.sessions import files, gitobjects, layout, memory, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.checks.sessions.common import located, read_json
 from continuity_checks.checks.sessions.nodes import Node
@@ -50,7 +50,7 @@ def check_tree(
         findings.extend(registries.check())
         for directory in registries.discovered:
             sessions.setdefault(directory, None)
-    findings.extend(check_sessions(snapshot, list(sessions), max_depth))
+    findings.extend(check_sessions(snapshot, list(sessions), max_depth, path_map))
     memory_kinds = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
     workspaces: dict[str, list[Claimed]] = {}
     for item in claimed:
@@ -168,20 +168,24 @@ def _unplaced(path: str) -> nodes.At:
 PARALLEL_SESSIONS = 50  # below this a second process costs more than it saves
 
 
-def check_sessions(snapshot: Snapshot, directories: list[str], max_depth: int) -> list[Finding]:
+def check_sessions(
+    snapshot: Snapshot, directories: list[str], max_depth: int, path_map: PathMap
+) -> list[Finding]:
     """Each session on its own (sessions share nothing), on every usable CPU for many."""
 
     def part(chunk: Sequence[str]) -> list[Finding]:
         found: list[Finding] = []
         for directory in chunk:
-            found.extend(check_session(snapshot, directory, max_depth))
+            found.extend(check_session(snapshot, directory, max_depth, path_map))
         return found
 
     jobs = usable_cpus() if len(directories) >= PARALLEL_SESSIONS else 1
     return [f for chunk in split_map(part, directories, jobs) for f in chunk]
 
 
-def check_session(snapshot: Snapshot, directory: str, max_depth: int) -> list[Finding]:
+def check_session(
+    snapshot: Snapshot, directory: str, max_depth: int, path_map: PathMap | None = None
+) -> list[Finding]:
     findings: list[Finding] = []
     here = directory.rstrip("/") or "."
     has_history = snapshot.is_dir(directory + "history")
@@ -208,6 +212,12 @@ def check_session(snapshot: Snapshot, directory: str, max_depth: int) -> list[Fi
         doc = read_json(snapshot, meta_path, max_depth, findings)
         if doc is not None and isinstance(doc.value, dict):
             findings.extend(check_meta_nodes(doc, meta_path, by_id, all_nodes))
+            stamped = [n for n in all_nodes if n.commits is not None and n.role == "llm"]
+            # a session checked on its own: the repositories it names are outside the root
+            if stamped and (directory or (path_map is not None and path_map.pairs)):
+                local = _session_map(snapshot, directory, doc.value, path_map or PathMap({}))
+                sid = str(doc.value.get("id") or _name(snapshot, directory))
+                findings.extend(loaded.place(check_commit_stamps(snapshot, stamped, sid, local)))
     if snapshot.is_dir(directory + ".git"):
         findings.extend(check_branches(snapshot, directory))
     findings.extend(check_backups(snapshot, directory, by_id))
@@ -1167,3 +1177,113 @@ class Workspace:
                         )
                     )
         return findings
+
+
+# --- project and shadow commits named by nodes ----------------------------------------------------
+
+
+def _session_map(
+    snapshot: Snapshot, directory: str, meta: dict[str, object], path_map: PathMap
+) -> PathMap:
+    """The configured map, or by default: a bound session's work_dir is its project directory,
+    and a home-root session's default project path is the directory holding .openprogram/."""
+    if path_map.pairs:
+        return path_map
+    bound = BOUND.match(directory)
+    work_dir = meta.get("work_dir")
+    if bound is not None and isinstance(work_dir, str) and work_dir.startswith("/"):
+        state = bound["project"] + ".openprogram/"
+        if not is_state_dir(snapshot, state):
+            return PathMap({work_dir: bound["project"].rstrip("/") or "."})
+    home = HOME_SESSION.match(directory)
+    if home is not None and home["state"].endswith(".openprogram/"):
+        data = snapshot.read(home["state"] + "projects/projects.json")
+        accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
+        projects = accepted[1] if accepted is not None else None
+        if isinstance(projects, dict):
+            for project in projects.values():
+                if isinstance(project, dict) and project.get("is_default") is True:
+                    path = project.get("path")
+                    if isinstance(path, str) and path.startswith("/"):
+                        target = home["state"][: -len(".openprogram/")].rstrip("/") or "."
+                        return PathMap({path: target})
+    return path_map
+
+
+def check_commit_stamps(
+    snapshot: Snapshot, stamped: list[Node], sid: str, path_map: PathMap
+) -> list[Finding]:
+    """[49] metadata.project_commit and metadata.shadow_git name real commits."""
+    findings: list[Finding] = []
+    for node in stamped:
+        assert node.commits is not None
+        project, shadow = node.commits
+        if project is not None:
+            findings.extend(
+                _stamp(snapshot, node, sid, path_map, project, "project_commit", ("sha",))
+            )
+        if shadow is not None:
+            findings.extend(
+                _stamp(snapshot, node, sid, path_map, shadow, "shadow_git", ("before", "after"))
+            )
+    return findings
+
+
+def _stamp(
+    snapshot: Snapshot,
+    node: Node,
+    sid: str,
+    path_map: PathMap,
+    stamp: object,
+    key: str,
+    shas: tuple[str, ...],
+) -> list[Finding]:
+    pointer = f"/metadata/{key}"
+
+    def bad(message: str, where: str = pointer) -> list[Finding]:
+        return [ss.PROJECT_COMMIT.finding(node.path, message, pointer=where)]
+
+    if not isinstance(stamp, dict) or not isinstance(stamp.get("repo"), str):
+        return bad(
+            f"expected {{repo, {', '.join(shas)}}} with an absolute repo path, found {show(stamp)}"
+        )
+    repo = stamp["repo"]
+    resolved = path_map.resolve(repo, snapshot)
+    if isinstance(resolved, Unresolved):
+        return [
+            ss.UNRESOLVED_PATH.finding(
+                node.path,
+                f"expected {quote(repo)} to resolve inside the checked root, found that "
+                f"{resolved.reason}",
+                pointer=pointer + "/repo",
+            )
+        ]
+    # a work tree's .git, or a bare repository (the shadow store)
+    gitdir = gitobjects.git_dir(snapshot, resolved)
+    if gitdir is None and snapshot.is_dir(f"{resolved}/objects" if resolved else "objects"):
+        gitdir = resolved or "."
+    if gitdir is None:
+        return bad(f"expected a git repository at {quote(repo)}, found none", pointer + "/repo")
+    findings: list[Finding] = []
+    for field in shas:
+        sha = stamp.get(field)
+        where = f"{pointer}/{field}"
+        if not isinstance(sha, str) or not gitobjects.SHA.match(sha):
+            findings += bad(f"expected a 40-digit commit id, found {show(sha)}", where)
+            continue
+        found = gitobjects.find_commit(snapshot, gitdir, sha)
+        if found is None:
+            findings += bad(f"expected commit {sha[:12]} in {quote(repo)}, found none", where)
+        elif found.text is not None and key == "project_commit":
+            subject, identities = gitobjects.subject_and_identities(found.text)
+            prefix = f"[agent {sid[:8]}]"
+            if not subject.startswith(prefix):
+                findings += bad(
+                    f"expected the commit's subject to start with {prefix}, found {quote(subject)}",
+                    where,
+                )
+            elif "OpenProgram Agent <agent@openprogram.local>" not in identities:
+                findings += bad(
+                    f"expected an agent-identity commit, found {', '.join(identities)}", where
+                )
+    return findings
