@@ -248,6 +248,7 @@ def check_index(value: object, at: At) -> list[Finding]:
 
 
 def preview_ok(preview: str) -> bool:
+    """At most 80 characters on one line: what ``preview_of`` can produce."""
     return len(preview) <= PREVIEW_LIMIT and "\n" not in preview
 
 

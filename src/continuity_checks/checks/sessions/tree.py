@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from urllib.parse import quote as url_quote
 
@@ -958,16 +958,6 @@ class Registries:
                             "(prune_sessions would drop it)",
                         )
                     )
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def iter_dirs(claimed: Iterable[Claimed]) -> list[str]:
-    return list(
-        dict.fromkeys(d for c in claimed if (d := layout.session_dir_of(c.path)) is not None)
-    )
 
 
 # --- memory ---------------------------------------------------------------------------------------
