@@ -66,6 +66,9 @@ def session(directory: Path, sid: str, count: int) -> dict[str, object]:
         previous, turn = str(batch[1]["id"]), turn + 1
     nodes = nodes[:count]
     heads = [n for n in nodes if n["role"] == "llm"]
+    users = [n for n in nodes if n["role"] == "user" and n["id"] != "ROOT"]
+    latest = str(users[-1]["output"]).strip().replace("\n", " ") if users else ""
+    preview = latest if len(latest) <= 80 else latest[:77] + "…"
     for node in nodes:
         name = f"{node['seq']:04d}-{str(node['role'])[0]}-{node['id']}.json"
         (history / name).write_text(json.dumps(node, ensure_ascii=False), "utf-8")
@@ -76,7 +79,7 @@ def session(directory: Path, sid: str, count: int) -> dict[str, object]:
     return {"id": sid, "status": "idle", "pinned": False, "archived": False, "unread": False,
             "agent_id": "main", "title": "Benchmark session", "source": "web",
             "created_at": 1795983613.0, "updated_at": 1795983700.0, "channel": None,
-            "peer_display": None, "peer_id": None, "preview": "x"}  # fmt: skip
+            "peer_display": None, "peer_id": None, "preview": preview}  # fmt: skip
 
 
 def generate(home: Path, sessions: int, nodes: int) -> None:
