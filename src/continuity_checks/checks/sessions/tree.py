@@ -28,6 +28,7 @@ MAX_BACKUP_TURNS = 100
 BOUND = re.compile(r"^(?P<project>(?:.*/)?)\.openprogram/sessions/(?P<sid>[^/]+)/$")
 HOUR, DAY = 3600.0, 86400.0
 GC_CAP = 1000
+METAS_KEPT = 64  # meta.json values kept for the registries' cross-checks (each is read ≤ 3 times)
 
 
 def check_tree(
@@ -643,15 +644,18 @@ class Registries:
         return found
 
     def meta(self, directory: str) -> dict[str, object] | None:
-        if directory not in self._metas:
-            data = self.snapshot.read(directory + "meta.json")
-            value = None
-            if not isinstance(data, Unreadable):
-                accepted = strict_json.accepts(data, self.max_depth)
-                if accepted is not None and isinstance(accepted[1], dict):
-                    value = accepted[1]
-            self._metas[directory] = value
-        return self._metas[directory]
+        if directory in self._metas:
+            return self._metas[directory]
+        data = self.snapshot.read(directory + "meta.json")
+        value = None
+        if not isinstance(data, Unreadable):
+            accepted = strict_json.accepts(data, self.max_depth)
+            if accepted is not None and isinstance(accepted[1], dict):
+                value = accepted[1]
+        if len(self._metas) >= METAS_KEPT:
+            self._metas.clear()  # bounded: memory must not grow with the sessions
+        self._metas[directory] = value
+        return value
 
     def check(self) -> list[Finding]:
         located_dirs = self.session_dirs()
