@@ -495,3 +495,24 @@ def test_mutations_of_the_corpus_are_caught(corpus: Path, run_json: RunCLI, tmp_
 def test_example_passes_the_quick_start(run_json: RunCLI) -> None:
     code, report = run_json("check", "--family", "sessions", "--all", "--root", str(EXAMPLES))
     assert (code, report["findings"], report["summary"]["files"]) == (0, [], 10)
+
+
+def test_hook_inside_a_session_repository(
+    corpus: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What pre-commit runs in a session repository: the staged files, from its top."""
+    session = corpus / ".openprogram/sessions/local_8b21e47a90"
+    monkeypatch.chdir(session)
+    staged = [
+        "meta.json",
+        "history/0005-u-3dc740745104.json",
+        "history/0006-l-3dc740745104_reply.json",
+    ]
+    code, report = run_json("check", *staged)
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 3)
+    # one staged node whose predecessor was deleted: the rest of the DAG is read to judge it
+    (session / "history/0002-l-64fa3073579f_reply.json").unlink()
+    code, report = run_json("check", "history/0005-u-3dc740745104.json")
+    assert code == 1
+    assert ("SS117", "history/0003-u-0ee460370cdc.json", "/predecessor") in found(report)
+    assert ("SS117", "history/0005-u-3dc740745104.json", "/predecessor") in found(report)
