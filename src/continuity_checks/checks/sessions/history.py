@@ -52,8 +52,28 @@ class History:
         self.max_depth = max_depth
         self.session_repo: bool | None = None
         self.names: dict[str, str] = {}
+        # one commit's history/ listings by id and by seq, built once per side and directory
+        self._ids: dict[tuple[int, str], dict[str, str]] = {}
+        self._seqs: dict[tuple[int, str], dict[int, list[str]]] = {}
+
+    def _by_id(self, snapshot: Snapshot, directory: str) -> dict[str, str]:
+        key = (id(snapshot), directory)
+        if key not in self._ids:
+            self._ids[key] = {m[3]: m[0] for m in _node_names(snapshot, directory)}
+        return self._ids[key]
+
+    def _by_seq(self, snapshot: Snapshot, directory: str) -> dict[int, list[str]]:
+        key = (id(snapshot), directory)
+        if key not in self._seqs:
+            seqs: dict[int, list[str]] = {}
+            for m in _node_names(snapshot, directory):
+                seqs.setdefault(int(m[1]), []).append(m[0])
+            self._seqs[key] = seqs
+        return self._seqs[key]
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
+        self._ids.clear()  # listings belong to one commit's snapshots
+        self._seqs.clear()
         if self.session_repo is None:
             self.session_repo = is_session_repo(context)
         fields: Mapping[str, str] = getattr(context.commit, "fields", None) or {}
@@ -206,11 +226,8 @@ class History:
         directory = path.rpartition("/")[0]
         earlier = self.names.get(node_id)
         if earlier is None:
-            for other in _listing(context.before, directory):
-                match = layout.NODE_NAME.match(other)
-                if match is not None and match[3] == node_id and other != name:
-                    earlier = other
-                    break
+            found = self._by_id(context.before, directory).get(node_id)
+            earlier = found if found != name else None
         if earlier is not None and earlier != name:
             findings.append(
                 ss.NAME_STABILITY.finding(
@@ -220,9 +237,8 @@ class History:
                     commit=sha,
                 )
             )
-        for other in _listing(context.after, directory):
-            match = layout.NODE_NAME.match(other)
-            if match is not None and other != name and int(match[1]) == seq:
+        for other in self._by_seq(context.after, directory).get(seq, ()):
+            if other != name:
                 findings.append(
                     ss.NAME_STABILITY.finding(
                         path,
@@ -234,9 +250,11 @@ class History:
         return findings
 
 
-def _listing(snapshot: Snapshot, directory: str) -> list[str]:
+def _node_names(snapshot: Snapshot, directory: str) -> list[re.Match[str]]:
     found = snapshot.list(directory)
-    return [] if isinstance(found, Unreadable) else found
+    if isinstance(found, Unreadable):
+        return []
+    return [m for name in found if (m := layout.NODE_NAME.match(name)) is not None]
 
 
 def _identity(fields: Mapping[str, str]) -> dict[str, tuple[str, str] | None]:
