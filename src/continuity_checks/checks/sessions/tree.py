@@ -62,17 +62,15 @@ def check_tree(
     return findings
 
 
+REGISTRIES = ("sessions/index.json", "sessions/locations.json", "projects/projects.json")
+
+
 def _state_dir(path: str) -> str:
     """The state directory (``""`` or ending in /) of a registry path."""
-    return (
-        path[: -len("sessions/index.json")]
-        if path.endswith("sessions/index.json")
-        else (
-            path[: -len("sessions/locations.json")]
-            if path.endswith("sessions/locations.json")
-            else path[: -len("projects/projects.json")]
-        )
-    )
+    for registry in REGISTRIES:
+        if path.endswith(registry):
+            return path[: -len(registry)]
+    return ""
 
 
 # --- one session ---------------------------------------------------------------------------------
