@@ -8,23 +8,20 @@ with the commit's fields from ``git log``: the family code is the same either wa
 
 from __future__ import annotations
 
-import io
 import json
 import subprocess
-import tarfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 
 from continuity_checks.checks import all_rules
 from continuity_checks.checks.sessions.family import SessionsFamily
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Change, CommitContext
-from continuity_checks.core.findings import Finding
+from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.snapshot import WorkTree
-from tests.conftest import write_tree
+from tests.conftest import RunCLI, write_tree
 from tests.sessions_helpers import SYNTHETIC, rebuild_corpus, session_nodes
 
 LIMIT = 1 << 24
@@ -32,20 +29,6 @@ OP = {"author_name": "OpenProgram", "author_email": "openprogram@local",
       "committer_name": "OpenProgram", "committer_email": "openprogram@local"}  # fmt: skip
 AGENT = {"author_name": "OpenProgram Agent", "author_email": "agent@openprogram.local",
          "committer_name": "OpenProgram Agent", "committer_email": "agent@openprogram.local"}  # fmt: skip
-
-
-class FieldsCommit(NamedTuple):
-    """A commit with the fields the family declares (as history mode hands them)."""
-
-    sha: str
-    parents: tuple[str, ...]
-    subject: str
-    trailers: Mapping[str, tuple[str, ...]]
-    fields: Mapping[str, str]
-
-    @property
-    def is_merge(self) -> bool:
-        return len(self.parents) > 1
 
 
 def context(
@@ -96,8 +79,8 @@ def make(
         changes.append(
             Change(path, kind, status, blob("b", path, old), blob("a", path, new), blobs.get)
         )
-    commit = FieldsCommit(sha, parents, subject, {}, fields)
-    return CommitContext(commit, changes, WorkTree(left, LIMIT), WorkTree(right, LIMIT))  # type: ignore[arg-type]
+    commit = Commit(sha, parents, subject, {}, fields)
+    return CommitContext(commit, changes, WorkTree(left, LIMIT), WorkTree(right, LIMIT))
 
 
 def rules(findings: Any) -> list[str]:
@@ -214,56 +197,7 @@ def test_every_history_rule_has_a_case() -> None:
     assert ids - caught == set()
 
 
-# --- the corpus's real histories, replayed ------------------------------------------------------
-
-
-def _git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True).stdout
-
-
-def _tree(repo: Path, sha: str | None, target: Path) -> None:
-    target.mkdir(parents=True)
-    if sha is not None and _git(repo, "ls-tree", sha):
-        with tarfile.open(fileobj=io.BytesIO(_git(repo, "archive", sha))) as archive:
-            archive.extractall(target, filter="data")
-
-
-def replay(repo: Path, tmp: Path) -> list[Finding]:
-    """Every commit of ``repo``'s main, oldest first, through the family's check_commit."""
-    family = SessionsFamily(Config())
-    fmt = "%H%x00%P%x00%s%x00%an%x00%ae%x00%cn%x00%ce"
-    findings: list[Finding] = []
-    for line in _git(repo, "log", "--reverse", f"--format={fmt}", "main").decode().splitlines():
-        sha, parents, subject, an, ae, cn, ce = line.split("\0")
-        parent = parents.split()[0] if parents else None
-        before, after = tmp / f"{sha}-b", tmp / f"{sha}-a"
-        _tree(repo, parent, before)
-        _tree(repo, sha, after)
-        changes = []
-        base = parent or "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # the empty tree
-        raw = _git(repo, "diff-tree", "-r", "--no-renames", "-z", base, sha).decode().split("\0")
-        for i in range(0, len(raw) - 1, 2):
-            meta, path = raw[i].split(), raw[i + 1]
-            kind = family.claims(path)
-            if kind is None:
-                continue
-            old = None if set(meta[2]) == {"0"} else meta[2]
-            new = None if set(meta[3]) == {"0"} else meta[3]
-
-            def read(blob: str, _repo: Path = repo) -> bytes:
-                return _git(_repo, "cat-file", "blob", blob)
-
-            changes.append(Change(path, kind, meta[4], old, new, read))
-        fields = {
-            "author_name": an,
-            "author_email": ae,
-            "committer_name": cn,
-            "committer_email": ce,
-        }
-        commit = FieldsCommit(sha, tuple(parents.split()), subject, {}, fields)
-        ctx = CommitContext(commit, changes, WorkTree(before, LIMIT), WorkTree(after, LIMIT))  # type: ignore[arg-type]
-        findings.extend(family.check_commit(ctx))
-    return findings
+# --- the corpus's real histories, through continuity verify -------------------------------------
 
 
 @pytest.fixture
@@ -272,46 +206,66 @@ def corpus(tmp_path: Path) -> Path:
     return rebuild_corpus(tmp_path / "corpus")
 
 
+def _git(repo: Path, *args: str) -> str:
+    result = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    return result.stdout.decode("utf-8", "replace")
+
+
+def verify(run_json: RunCLI, repo: Path) -> tuple[int, list[tuple[str, str]]]:
+    code, report = run_json("verify", "--range", "HEAD", "--root", str(repo))
+    assert report["summary"]["commits"] == len(_git(repo, "rev-list", "HEAD").split())
+    return code, [(f["rule"], f["path"]) for f in report["findings"]]
+
+
 @pytest.mark.parametrize(
     "repo",
     [".openprogram/sessions/local_3f9a1c0d2e", ".openprogram/sessions/local_8b21e47a90",
      "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1", "code/wiki-agent"],
 )  # fmt: skip
-def test_corpus_histories_pass(corpus: Path, tmp_path: Path, repo: str) -> None:
-    assert replay(corpus / repo, tmp_path / "replay") == []
+def test_corpus_histories_pass(corpus: Path, run_json: RunCLI, repo: str) -> None:
+    assert verify(run_json, corpus / repo) == (0, [])
+
+
+OPENPROGRAM = ["-c", "user.name=OpenProgram", "-c", "user.email=openprogram@local"]
+AGENT = ["-c", "user.name=OpenProgram Agent", "-c", "user.email=agent@openprogram.local"]
+PLAIN = ["-c", "commit.gpgsign=false"]
 
 
 def test_corpus_mutation_adding_openprogram_to_the_project_is_caught(
-    corpus: Path, tmp_path: Path
+    corpus: Path, run_json: RunCLI
 ) -> None:
     project = corpus / "code/wiki-agent"
-    env = [
-        "-c",
-        "user.name=OpenProgram Agent",
-        "-c",
-        "user.email=agent@openprogram.local",
-        "-c",
-        "commit.gpgsign=false",
-    ]
     _git(project, "add", "-f", ".openprogram/.gitignore")
-    _git(project, *env, "commit", "-q", "-m", "[agent local_c4] keep state")
-    findings = replay(project, tmp_path / "replay")
-    assert [(f.rule, f.path) for f in findings] == [("SS208", ".openprogram")]
+    _git(project, *AGENT, *PLAIN, "commit", "-q", "-m", "[agent local_c4] keep state")
+    assert verify(run_json, project) == (0, [("SS208", ".openprogram")])  # a warning
 
 
 def test_corpus_mutation_renaming_a_node_in_a_session_is_caught(
-    corpus: Path, tmp_path: Path
+    corpus: Path, run_json: RunCLI
 ) -> None:
     session = corpus / ".openprogram/sessions/local_8b21e47a90"
-    env = [
-        "-c",
-        "user.name=OpenProgram",
-        "-c",
-        "user.email=openprogram@local",
-        "-c",
-        "commit.gpgsign=false",
-    ]
     _git(session, "mv", "history/0003-u-0ee460370cdc.json", "history/0013-u-0ee460370cdc.json")
-    _git(session, *env, "commit", "-q", "-m", "rewind")
-    rules_found = sorted(f.rule for f in replay(session, tmp_path / "replay"))
-    assert rules_found == ["SS205", "SS206"]  # the name disagrees with seq 3, and the id moved
+    _git(session, *OPENPROGRAM, *PLAIN, "commit", "-q", "-m", "rewind")
+    code, found = verify(run_json, session)
+    assert code == 1  # the name disagrees with seq 3 (SS205), and the id moved (SS206)
+    assert sorted(found) == [("SS205", "history/0013-u-0ee460370cdc.json"),
+                             ("SS206", "history/0013-u-0ee460370cdc.json")]  # fmt: skip
+
+
+def test_corpus_mutation_foreign_commit_in_a_session_is_caught(
+    corpus: Path, run_json: RunCLI
+) -> None:
+    session = corpus / ".openprogram/sessions/local_3f9a1c0d2e"
+    _git(session, "add", "-A")  # the post-commit metadata writes, committed by hand
+    _git(session, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", *PLAIN,
+         "commit", "-q", "-m", "wip")  # fmt: skip
+    code, found = verify(run_json, session)
+    assert (code, sorted(found)) == (0, [("SS203", "."), ("SS204", ".")])
+
+
+def test_corpus_mutation_empty_commit_in_a_session_is_caught(
+    corpus: Path, run_json: RunCLI
+) -> None:
+    session = corpus / "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1"
+    _git(session, *OPENPROGRAM, *PLAIN, "commit", "-q", "--allow-empty", "-m", "job: j1 done")
+    assert verify(run_json, session) == (1, [("SS202", ".")])

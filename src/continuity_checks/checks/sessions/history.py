@@ -76,7 +76,7 @@ class History:
         self._seqs.clear()
         if self.session_repo is None:
             self.session_repo = is_session_repo(context)
-        fields: Mapping[str, str] = getattr(context.commit, "fields", None) or {}
+        fields = context.commit.fields
         found = sources_appended(context)
         if self.session_repo:
             return found + self._session(context, fields)
@@ -117,17 +117,19 @@ class History:
                     commit=sha,
                 )
             )
-        identity = _identity(fields)
-        for role, found in identity.items():
-            if found is not None and found != SESSION_IDENTITY:
-                findings.append(
-                    ss.SESSION_IDENTITY.finding(
-                        ".",
-                        f"expected the {role} OpenProgram <openprogram@local>, found "
-                        f"{quote(found[0])} <{found[1]}>",
-                        commit=sha,
-                    )
+        strangers = [
+            f"{role} {quote(found[0])} <{found[1]}>"
+            for role, found in _identity(fields).items()
+            if found is not None and found != SESSION_IDENTITY
+        ]
+        if strangers:  # one finding for the commit, naming both sides when both differ
+            findings.append(
+                ss.SESSION_IDENTITY.finding(
+                    ".",
+                    f"expected OpenProgram <openprogram@local>, found {' and '.join(strangers)}",
+                    commit=sha,
                 )
+            )
         if commit.parents and (not SUBJECTS.match(subject) or not subject):
             findings.append(
                 ss.SESSION_SUBJECT.finding(
