@@ -1,10 +1,6 @@
-"""SS2xx history rules on CommitContext objects: hand-built ones (one bad and one passing
-commit per rule), and a replay of the synthetic corpus's real session and project histories.
-
-Until the git layer's snapshots land on main, the replay reads each commit's tree from
-``git archive`` into a directory and hands the family WorkTree snapshots of the two sides,
-with the commit's fields from ``git log``: the family code is the same either way.
-"""
+"""SS2xx history rules: on CommitContext objects built by hand from two directory snapshots (one
+bad and one passing commit per rule), and through ``continuity verify`` on the synthetic corpus's
+real session and project repositories (rebuilt from their bundles) and mutations of them."""
 
 from __future__ import annotations
 
