@@ -163,7 +163,7 @@ PROJECT_CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, .
      {"memory/sources/openprogram/_v2/s.md": "a\nc\n"}, "memory", ("p" * 40,), OP, ["SS210"]),
     ("SS210 archive deleted", {"memory/sources/openprogram/_v2/s.md": "a\n", "x": "1"}, {"x": "1"},
      "memory", ("p" * 40,), OP, ["SS210"]),
-    ("SS208 adds .openprogram", {"a": "1"}, {"a": "1", ".openprogram/settings.json": "{}"}, "[agent local_c4] x",
+    ("SS208 adds .openprogram", {"a": "1"}, {"a": "1", ".openprogram/.gitignore": "*\n"}, "[agent local_c4] x",
      ("p" * 40,), AGENT, ["SS208"]),
 ]  # fmt: skip
 

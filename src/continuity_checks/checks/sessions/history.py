@@ -333,12 +333,18 @@ def project_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Fi
     commit = context.commit
     sha = commit.sha
     findings: list[Finding] = []
-    if context.after.exists(".openprogram") and not context.before.exists(".openprogram"):
+    # judged from the claimed changes (the registries, session files, .openprogram/.gitignore):
+    # looking up every commit's tree would cost every family's verify a tree read per commit
+    added = [
+        c.path for c in context.changes if c.status == "A" and c.path.startswith(".openprogram/")
+    ]
+    if added:
         findings.append(
             ss.PROJECT_STATE_COMMITTED.finding(
                 ".openprogram",
-                "expected no path under .openprogram/ in the project's commits, "
-                "found this commit adds it",
+                f"expected no path under .openprogram/ in the project's commits, found this "
+                f"commit adds {quote(added[0])}"
+                + (f" and {len(added) - 1} more" if len(added) > 1 else ""),
                 commit=sha,
             )
         )
