@@ -18,7 +18,7 @@ DELTA, LEGACY = "deltalayer-conversation-delta", "deltalayer-legacy-record"
 
 
 def test_shipped_schemas_are_valid_draft_2020_12() -> None:
-    assert {DELTA, LEGACY} <= set(schemas.names())
+    assert {DELTA, LEGACY, "provenance-manifest"} <= set(schemas.names())
     for name in schemas.names():
         schema = schemas.load(name)
         jsonschema.Draft202012Validator.check_schema(schema)

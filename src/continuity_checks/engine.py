@@ -245,7 +245,8 @@ def verify(
                     parent = commit.parents[0] if commit.parents else None
                     trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
                 context = CommitContext(commit, changes[index], *trees)
-                findings.extend(rewrite_hint(f, commit) for f in family.check_commit(context))
+                for finding in family.check_commit(context):
+                    findings.append(rewrite_hint(finding, commit))
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)

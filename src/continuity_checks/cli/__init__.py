@@ -18,6 +18,7 @@ COMMANDS = {
     "rules": "continuity_checks.cli.rules:rules",
     "explain": "continuity_checks.cli.rules:explain",
     "schema": "continuity_checks.cli.schema:schema",
+    "provenance": "continuity_checks.cli.provenance:provenance",
 }
 
 HELP = {
@@ -27,6 +28,7 @@ HELP = {
     "rules": "List every rule.",
     "explain": "Explain one rule.",
     "schema": "List, show or export the shipped JSON Schemas.",
+    "provenance": "List files in a SHA256SUMS file (atomically, under a lock).",
 }
 
 
