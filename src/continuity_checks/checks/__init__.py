@@ -13,6 +13,7 @@ PACKAGES = (
     "continuity_checks.checks.deltas",
     "continuity_checks.checks.working_state",
     "continuity_checks.checks.provenance",
+    "continuity_checks.checks.sessions",
 )
 
 
