@@ -512,3 +512,73 @@ def test_merge_ownership(repo: GitRepo, run_json: RunCLI) -> None:
     named = merge(repo, "side", "-m", "Merge side", "-m", trailers)
     assert named != merged
     assert verify(run_json, repo, "--range", "base..HEAD")[0] == 0
+
+
+# --- the configuration that judges a range is the base's ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".continuity.toml", '[rules]\nDL207 = "off"\n'),
+        (".continuity.toml", 'exclude = [".deltalayer/**"]\n'),
+        ("pyproject.toml", '[tool.continuity.rules]\nDL207 = "off"\n'),
+    ],
+)
+def test_a_range_cannot_switch_off_the_rule_it_breaks(
+    repo: GitRepo, run_json: RunCLI, name: str, text: str
+) -> None:
+    repo.commit("freeze", {A_FROZEN: A0}, delete=[A], trailers=[A_FROZEN])
+    repo.git("tag", "-f", "base")
+    edit = repo.commit("edit and silence", {A_FROZEN: A0.replace("first", "changed"), name: text})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert sorted(found(report)) == sorted(
+        [("DL207", A_FROZEN, edit, 1), ("CC011", name, edit, None)]
+    )
+    # given on the command line, a configuration still wins
+    given = repo.path.parent / "given" / name
+    given.parent.mkdir()
+    given.write_text(text, encoding="utf-8")
+    code, report = verify(run_json, repo, "--range", "base..HEAD", "--config", str(given))
+    assert ("DL207", A_FROZEN, edit, 1) not in found(report)
+
+
+def test_the_base_configuration_applies(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit("configure", {".continuity.toml": '[rules]\nDL206 = "warning"\n'})
+    repo.git("tag", "-f", "base")
+    repo.write({".continuity.toml": ""})  # the work tree's says otherwise: not what judges
+    deleted = repo.commit("delete", delete=[B])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 0
+    assert sorted((f["rule"], f["severity"]) for f in report["findings"]) == [
+        ("CC011", "warning"),
+        ("DL206", "warning"),
+    ]
+    assert {f["commit"] for f in report["findings"]} == {deleted}
+
+
+def test_a_pyproject_change_outside_tool_continuity_is_no_configuration_change(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    repo.commit("project", {"pyproject.toml": '[project]\nname = "x"\n'})
+    repo.git("tag", "-f", "base")
+    repo.commit("version", {"pyproject.toml": '[project]\nname = "x"\nversion = "1"\n'})
+    assert verify(run_json, repo, "--range", "base..HEAD") == (
+        0,
+        verify(run_json, repo, "--range", "base..HEAD")[1],
+    )
+    assert verify(run_json, repo, "--range", "base..HEAD")[1]["findings"] == []
+
+
+def test_a_bad_configuration_at_the_base_names_the_base(
+    repo: GitRepo, run_json: RunCLI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo.commit("configure", {".continuity.toml": "colour = 1\n"})
+    repo.git("tag", "-f", "base")
+    repo.commit("fix", {".continuity.toml": ""})
+    capsys.readouterr()
+    code = main(["verify", "--range", "base..HEAD", "--root", str(repo.path)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "the base" in err and ".continuity.toml" in err and "colour" in err

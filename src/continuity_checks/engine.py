@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks import checks
+from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
-from continuity_checks.core.config import Config
+from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.family import (
     STAGED,
     Change,
@@ -29,7 +30,7 @@ from continuity_checks.core.parallel import split_map, usable_cpus
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange
+    from continuity_checks.core.git import Base, RawChange, Repository
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
 
@@ -231,6 +232,7 @@ def verify(
     revision_range: str,
     *,
     only: tuple[str, ...] | None = None,
+    config_at_base: bool = False,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
     (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
@@ -239,8 +241,80 @@ def verify(
     the commit fields and trailers it declared, and the trees on both sides of the commit. A
     version larger than ``limits.max-file-bytes`` is not read into memory: the family gets None
     for it, and the run reports CC008 once per blob, at the first commit that needed it.
+
+    With ``config_at_base``, the range is judged by the configuration at its base commit (see
+    :func:`base_config`), not by ``config``; a commit of the range that changes the
+    configuration is CC011.
     """
-    from continuity_checks.core.git import GITLINK, LogRequest, Repository
+    from continuity_checks.core.git import Repository
+
+    root = Path(os.path.abspath(root))
+    with Repository(root, config.max_file_bytes, revision_range=revision_range) as repo:
+        base, head = repo.resolve_range(revision_range)
+        if config_at_base:
+            config = base_config(repo, base, config)
+            repo.objects.max_bytes = config.max_file_bytes
+        return _walk(repo, base, head, config, revision_range, only)
+
+
+def base_config(repo: Repository, base: Base, fallback: Config) -> Config:
+    """The configuration at the range's base: what was accepted before the range. A range that
+    starts with a new branch (its base is every remote-tracking tip) takes the first tip's; a
+    range without a base (all of history) has only ``fallback``."""
+    commit = base if isinstance(base, str) else (base[0] if base else None)
+    if commit is None:
+        return fallback
+    files: dict[str, bytes] = {}
+    for name in config_files.FILES:
+        found = repo.read_object(f"{commit}:{name}")
+        if found is not None and found.type == "blob" and found.data is not None:
+            files[name] = found.data
+    return config_files.from_files(files, f"the base {commit[:12]}", checks.known())
+
+
+def _config_changes(
+    repo: Repository, raw_changes: Sequence[RawChange], commit: str
+) -> list[Finding]:
+    """CC011 for each configuration file the commit changes in a way that matters."""
+    findings = []
+    for c in raw_changes:
+        if c.path not in config_files.FILES:
+            continue
+        if c.path == "pyproject.toml":
+            tables = []
+            for blob in (c.old_blob, c.new_blob):
+                data = repo.read_blob(blob) if blob else None
+                try:
+                    tables.append(
+                        None if data is None else config_files.table_in(c.path, data, c.path)
+                    )
+                except ConfigError:
+                    tables.append({"(unreadable)": blob})
+            if tables[0] == tables[1]:
+                continue  # [tool.continuity] is the same: not a configuration change
+        findings.append(
+            cc.CONFIG_CHANGED.finding(
+                c.path,
+                f"expected the configuration of the base, found it {_CHANGE_WORD[c.status]} in "
+                "this commit (the range is judged by the base's)",
+                commit=commit,
+            )
+        )
+    return findings
+
+
+_CHANGE_WORD = {"A": "added", "M": "changed", "D": "deleted"}
+
+
+def _walk(
+    repo: Repository,
+    base: Base,
+    head: str,
+    config: Config,
+    revision_range: str,
+    only: tuple[str, ...] | None,
+) -> Report:
+    from continuity_checks.core.git import GITLINK, LogRequest
     from continuity_checks.core.snapshot import CommitTree
 
     chosen = checks.selected(config, only)
@@ -252,7 +326,6 @@ def verify(
     )
     every_commit = [d.every_commit for d in chosen]
     see_gitlinks = [d.gitlinks for d in chosen]
-    root = Path(os.path.abspath(root))
     report = Report(
         unit="commit", max_per_file=config.max_findings_per_file, max_total=config.max_findings
     )
@@ -277,11 +350,7 @@ def verify(
             owners_of[path] = found
         return found
 
-    with (
-        Repository(root, limit, revision_range=revision_range) as repo,
-        _few_collections(),
-    ):
-        base, head = repo.resolve_range(revision_range)
+    with _few_collections():
         too_large: list[str] = []  # blobs a family asked for and got None: over the limit
         reported: set[str] = set()
 
@@ -296,6 +365,10 @@ def verify(
             report.commits += 1
             report.commit_order[commit.sha] = report.commits
             changes: list[list[Change]] = [[] for _ in families]
+            for c in raw_changes:
+                if c.path in config_files.FILES:
+                    findings.extend(_config_changes(repo, raw_changes, commit.sha))
+                    break
             for c in raw_changes:
                 gitlink = GITLINK in (c.old_mode, c.new_mode)
                 for index, kind in owners(c.path):

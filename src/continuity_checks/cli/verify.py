@@ -69,7 +69,10 @@ def verify(
         raise fail("no range to verify", "give --range BASE..HEAD, e.g. --range origin/main..HEAD")
     config = load_config(project_root(root), config_path)  # the top's, from any subdirectory
     try:
-        report = engine.verify(root, config, revision_range, only=only(families))
+        # judged by the base's configuration, unless one is given on the command line
+        report = engine.verify(
+            root, config, revision_range, only=only(families), config_at_base=config_path is None
+        )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
     except GitError as exc:

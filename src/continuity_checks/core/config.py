@@ -98,14 +98,51 @@ def _read(path: Path) -> dict[str, Any]:
             data = os.read(fd, MAX_CONFIG_BYTES + 1)
         finally:
             os.close(fd)
-        if len(data) > MAX_CONFIG_BYTES:
-            raise ConfigError(
-                str(path), "(file)", f"expected at most {MAX_CONFIG_BYTES} bytes, found more"
-            )
-        table: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
-        return table
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(str(path), "(file)", f"cannot read TOML: {exc}") from None
+    return toml(data, str(path))
+
+
+def toml(data: bytes, source: str) -> dict[str, Any]:
+    """The TOML table of ``data`` (at most MAX_CONFIG_BYTES), named ``source`` in errors."""
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            source, "(file)", f"expected at most {MAX_CONFIG_BYTES} bytes, found more"
+        )
+    try:
+        table: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(source, "(file)", f"cannot read TOML: {exc}") from None
+    return table
+
+
+#: The files a configuration can come from, in order of precedence, at the repository's top.
+FILES = (".continuity.toml", "pyproject.toml")
+
+
+def table_in(name: str, data: bytes, source: str) -> Mapping[str, Any] | None:
+    """The configuration table in the bytes of one of :data:`FILES` (None: a pyproject.toml
+    without ``[tool.continuity]``)."""
+    table = toml(data, source)
+    if name != "pyproject.toml":
+        return table
+    found = table.get("tool", {}).get("continuity")
+    if found is not None and not isinstance(found, dict):
+        raise ConfigError(source, "tool.continuity", "expected a table")
+    return found
+
+
+def from_files(files: Mapping[str, bytes], label: str, known: Known) -> Config:
+    """The configuration that the :data:`FILES` of a tree give (``files``: the ones that exist,
+    with their bytes), with the precedence of :func:`find`; ``label`` names the tree."""
+    for name in FILES:
+        if name in files:
+            source = f"{label}:{name}"
+            table = table_in(name, files[name], source)
+            if table is not None:
+                suffix = " [tool.continuity]" if name == "pyproject.toml" else ""
+                return parse(source + suffix, table, known)
+    return Config(source=f"{label} (no configuration)")
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """CC rules: what can be wrong with any file before a family looks at its meaning."""
 
+from continuity_checks.core.findings import Severity
 from continuity_checks.core.rules import rule
 
 UNREADABLE = rule(
@@ -85,4 +86,16 @@ OUTSIDE_ROOT = rule(
     trailer) is absolute, climbs out of the repository with "..", or uses "\\" separators. The
     tool never reads outside the root, so the file it names cannot be checked.""",
     hint="name the file by its path relative to the repository root, with / separators",
+)
+CONFIG_CHANGED = rule(
+    "CC011",
+    "core",
+    "the configuration changes inside the verified range",
+    """A commit of the range changes .continuity.toml or the [tool.continuity] table of
+    pyproject.toml. continuity verify judges a range by the configuration at its base, never by
+    one the range brings: otherwise a commit could switch off the rule it breaks (DL207 = "off")
+    or exclude the file it rewrites. The change is reported so that a reviewer sees it; it takes
+    effect for the ranges that start after it.""",
+    severity=Severity.WARNING,
+    hint="review the configuration change; it applies once it is part of the base",
 )
