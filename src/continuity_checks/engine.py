@@ -25,7 +25,7 @@ from continuity_checks.core.family import (
     FileInput,
 )
 from continuity_checks.core.findings import Finding, Report
-from continuity_checks.core.globs import matches
+from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import split_map, usable_cpus
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
@@ -51,7 +51,7 @@ def apply_severity(config: Config, findings: Iterable[Finding]) -> list[Finding]
     return result
 
 
-def walk(root: Path, exclude: Sequence[str], under: str = "") -> list[str]:
+def walk(root: Path, exclude: Globs, under: str = "") -> list[str]:
     """Every file under ``root/under`` as a sorted root-relative ``/`` path. Symlinked
     directories are not followed, so nothing outside the root is reached."""
     found: list[str] = []
@@ -60,10 +60,10 @@ def walk(root: Path, exclude: Sequence[str], under: str = "") -> list[str]:
         rel_dir = os.path.relpath(directory, root).replace(os.sep, "/")
         prefix = "" if rel_dir == "." else rel_dir + "/"
         dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIP_DIRS and not matches(prefix + d, exclude)
+            d for d in dirnames if d not in SKIP_DIRS and not exclude.match(prefix + d)
         )
         if exclude:
-            found.extend(prefix + f for f in filenames if not matches(prefix + f, exclude))
+            found.extend(prefix + f for f in filenames if not exclude.match(prefix + f))
         else:
             found.extend(prefix + f for f in filenames)
     return sorted(found)
@@ -115,12 +115,13 @@ def check(
     candidates: list[str] = []
     named: list[str] = []  # files named one by one: each gets a word when it is not checked
     excluded: list[str] = []
+    exclude = Globs(config.exclude)
     for directory in under:
-        candidates.extend(walk(root, config.exclude, directory))
+        candidates.extend(walk(root, exclude, directory))
     for path in paths:
         if snapshot.is_dir(path) and not any(f.claims(path) for f in families):
-            candidates.extend(walk(root, config.exclude, path))
-        elif matches(path, config.exclude):
+            candidates.extend(walk(root, exclude, path))
+        elif exclude.match(path):
             excluded.append(path)
         else:
             candidates.append(path)
@@ -193,11 +194,12 @@ def check_staged(
 
     limit = config.max_file_bytes
     findings: list[Finding] = []
+    exclude = Globs(config.exclude)
     with Repository(root, limit) as repo:
         raw_changes = repo.staged(any(d.gitlinks for d in chosen))
         changes: list[list[Change]] = [[] for _ in families]
         for c in raw_changes:
-            if config.exclude and matches(c.path, config.exclude):
+            if exclude.match(c.path):
                 continue
             gitlink = GITLINK in (c.old_mode, c.new_mode)
             for index, family in enumerate(families):
@@ -330,7 +332,7 @@ def _walk(
         unit="commit", max_per_file=config.max_findings_per_file, max_total=config.max_findings
     )
     findings: list[Finding] = []
-    exclude = config.exclude
+    exclude = Globs(config.exclude)
     limit = config.max_file_bytes
     # Which families claim a path, and as what: asked once per path, not once per commit.
     owners_of: dict[str, list[tuple[int, str]]] = {}
@@ -339,7 +341,7 @@ def _walk(
         found = owners_of.get(path)
         if found is None:
             found = []
-            if not (exclude and matches(path, exclude)):
+            if not exclude.match(path):
                 found = [
                     (index, kind)
                     for index, family in enumerate(families)

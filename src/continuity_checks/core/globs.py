@@ -1,14 +1,14 @@
-"""Glob patterns over repository-relative ``/`` paths: ``*`` stays in one segment, ``**`` spans."""
+"""Glob patterns over repository-relative ``/`` paths: ``*`` stays in one segment, ``**`` spans,
+and a pattern that names a directory covers everything below it."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Iterable
 
 
-@lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
+def translate(pattern: str) -> str:
+    """The regular expression (for ``fullmatch``) of one glob pattern."""
     out: list[str] = []
     i = 0
     pattern = pattern.strip("/")
@@ -30,8 +30,24 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
             out.append(re.escape(c))
         i += 1
     # a pattern that names a directory also covers everything below it
-    return re.compile("".join(out) + "(?:/.*)?", re.DOTALL)
+    return "".join(out) + "(?:/.*)?"
 
 
-def matches(path: str, patterns: Sequence[str]) -> bool:
-    return any(compile_glob(p).fullmatch(path) for p in patterns)
+class Globs:
+    """Patterns compiled once, into one regular expression: the object is owned by whoever
+    asks (a run, a family), so nothing outlives it. False when there are no patterns."""
+
+    def __init__(self, patterns: Iterable[str] = ()) -> None:
+        self.patterns = tuple(patterns)
+        joined = "|".join(f"(?:{translate(p)})" for p in self.patterns)
+        self._regex = re.compile(joined, re.DOTALL) if self.patterns else None
+
+    def __bool__(self) -> bool:
+        return self._regex is not None
+
+    def __repr__(self) -> str:
+        return f"Globs({list(self.patterns)!r})"
+
+    def match(self, path: str) -> bool:
+        """Whether any pattern matches the whole of ``path``."""
+        return self._regex is not None and self._regex.fullmatch(path) is not None

@@ -10,7 +10,7 @@ from continuity_checks.checks.deltas import rules as rules  # registers the DL r
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.globs import matches
+from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ class DeltasFamily:
             raise config.error(
                 "deltas.legacy-files", f"expected a list of glob strings, found {legacy_files!r}"
             )
-        self.legacy_files = tuple(legacy_files)
+        self.legacy_files = Globs(legacy_files)
         self.max_depth = config.max_depth
         self._history: HistoryChecks | None = None  # history mode only, made on first use
 
@@ -49,7 +49,7 @@ class DeltasFamily:
                 return "temp"
         elif name == "changes.jsonl" and (head == ".deltalayer" or head.endswith("/.deltalayer")):
             return "legacy"
-        if self.legacy_files and matches(path, self.legacy_files):
+        if self.legacy_files.match(path):
             return "legacy"
         if name == "AGENTS.md":
             return "agents"

@@ -9,7 +9,7 @@ from continuity_checks.checks.provenance import rules as rules  # registers the 
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.globs import matches
+from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
 
 DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
@@ -25,12 +25,12 @@ def _globs(config: Config, key: str, default: tuple[str, ...]) -> tuple[str, ...
     return tuple(value)
 
 
-def _split(patterns: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _split(patterns: tuple[str, ...]) -> tuple[Globs, Globs]:
     """Patterns without a ``/`` match a file name anywhere (as in .gitignore); the others match
     the whole root-relative path (``**`` spans directories)."""
     return (
-        tuple(p for p in patterns if "/" not in p),
-        tuple(p for p in patterns if "/" in p),
+        Globs(p for p in patterns if "/" not in p),
+        Globs(p for p in patterns if "/" in p),
     )
 
 
@@ -48,9 +48,9 @@ class ProvenanceFamily:
 
     def claims(self, path: str) -> str | None:
         name = path.rpartition("/")[2]
-        if matches(name, self.manifest_names) or matches(path, self.manifest_paths):
+        if self.manifest_names.match(name) or self.manifest_paths.match(path):
             return "manifest"
-        if matches(name, self.sums_names) or matches(path, self.sums_paths):
+        if self.sums_names.match(name) or self.sums_paths.match(path):
             return "sums"
         return None
 

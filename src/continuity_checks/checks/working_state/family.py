@@ -9,7 +9,7 @@ from continuity_checks.checks.working_state import rules as rules  # registers t
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.globs import matches
+from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
 
 #: captured projections claimed by default: rendered projections and injection captures
@@ -25,7 +25,7 @@ class WorkingStateFamily:
                 "working-state.projections",
                 f"expected a list of glob strings, found {projections!r}",
             )
-        self.projections = tuple(projections)
+        self.projections = Globs(projections)
         warn = table.get("compress-warn-chars", files.DEFAULT_COMPRESS_WARN_CHARS)
         if not isinstance(warn, int) or isinstance(warn, bool) or warn <= 0:
             raise config.error(
@@ -49,7 +49,7 @@ class WorkingStateFamily:
                 return "transaction" if _in_transaction(parts[at + 1 :]) else "runtime"
             if _in_transaction(parts[at + 1 :]):
                 return "transaction"
-        if self.projections and matches(path, self.projections):
+        if self.projections.match(path):
             return "projection"
         return None
 
