@@ -126,7 +126,7 @@ def test_every_file_rule_has_a_bad_fixture() -> None:
 
 
 def test_examples_are_clean(run_json: RunCLI) -> None:
-    code, report = run_json("check", "--all", "--root", str(EXAMPLES))
+    code, report = run_json("check", "--all", "--root", str(EXAMPLES), "--family", "deltas")
     assert (code, report["findings"]) == (0, [])
     assert report["summary"]["files"] == 4  # AGENTS.md, legacy, two deltas
 

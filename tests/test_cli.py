@@ -55,7 +55,7 @@ def test_json_format_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_clean_run_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "check", "--all", "--root", str(EXAMPLES))
-    assert (code, out) == (0, "4 files checked: no problems\n")
+    assert (code, out) == (0, "13 files checked: no problems\n")
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def test_rules_page_is_current(capsys: pytest.CaptureFixture[str]) -> None:
 def test_module_entry_point(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(EXAMPLES)],
                             capture_output=True, text=True, check=False)  # fmt: skip
-    assert (result.returncode, result.stdout) == (0, "4 files checked: no problems\n")
+    assert (result.returncode, result.stdout) == (0, "13 files checked: no problems\n")
 
 
 def test_schema_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

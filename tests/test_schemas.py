@@ -18,7 +18,7 @@ DELTA, LEGACY = "deltalayer-conversation-delta", "deltalayer-legacy-record"
 
 
 def test_shipped_schemas_are_valid_draft_2020_12() -> None:
-    assert schemas.names() == [DELTA, LEGACY]
+    assert [n for n in schemas.names() if n.startswith("deltalayer-")] == [DELTA, LEGACY]
     for name in schemas.names():
         schema = schemas.load(name)
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -27,7 +27,7 @@ def test_shipped_schemas_are_valid_draft_2020_12() -> None:
 
 
 def test_timestamp_pattern_is_the_grammar() -> None:
-    for name in schemas.names():
+    for name in (DELTA, LEGACY):
         assert schemas.load(name)["$defs"]["timestamp"]["pattern"] == timestamps.PATTERN
 
 

@@ -10,6 +10,7 @@ from continuity_checks.core.rules import Rule
 
 PACKAGES = (
     "continuity_checks.checks.deltas",
+    "continuity_checks.checks.captures",
 )
 
 
