@@ -357,25 +357,27 @@ class _Differ:
         else:
             self.operations.append({"op": op, "path": path, "value": value})
 
-    def diff(self, a: Any, b: Any, path: str) -> None:
+    def diff(self, a: Any, b: Any, path: str, origin: str = "") -> None:
+        """Operations for ``a`` (the base subtree at ``origin``) to become ``b`` at ``path`` of
+        the document being patched."""
         if type(a) is type(b) and isinstance(a, dict):
             for key in a:
                 if key not in b:
                     self.operations.append({"op": "remove", "path": jp.append(path, key)})
             for key, value in b.items():
                 if key in a:
-                    self.diff(a[key], value, jp.append(path, key))
+                    self.diff(a[key], value, jp.append(path, key), jp.append(origin, key))
                 else:
                     self._value_op("add", jp.append(path, key), value)
         elif type(a) is type(b) and isinstance(a, list):
-            self._diff_list(a, b, path)
+            self._diff_list(a, b, path, origin)
         elif type(a) is not type(b) or a != b or canonical_bytes(a) != canonical_bytes(b):
             if path == "":
                 self.operations.append({"op": "replace", "path": "", "value": b})
             else:
                 self._value_op("replace", path, b)
 
-    def _diff_list(self, a: list[Any], b: list[Any], path: str) -> None:
+    def _diff_list(self, a: list[Any], b: list[Any], path: str, origin: str) -> None:
         keys_a = [canonical_bytes(x) for x in a]
         keys_b = [canonical_bytes(x) for x in b]
         if keys_a == keys_b:
@@ -387,6 +389,7 @@ class _Differ:
             order = [positions[key].pop(0) for key in keys_b]
             self.operations.append({"op": "reorder", "path": path, "order": order})
             return
+        members = _Members(a) if len(a) * len(b) <= _MOVE_SEARCH_LIMIT else None
         matcher = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
         for tag, i1, i2, j1, j2 in reversed(matcher.get_opcodes()):
             if tag == "equal":
@@ -395,9 +398,51 @@ class _Differ:
             for i in range(i2 - 1, i1 + paired - 1, -1):  # surplus base elements, from the end
                 self.operations.append({"op": "remove", "path": jp.append(path, i)})
             for k in range(paired - 1, -1, -1):
-                self.diff(a[i1 + k], b[j1 + k], jp.append(path, i1 + k))
+                here = jp.append(path, i1 + k)
+                source = i1 + k if members is None else members.closest(b[j1 + k], i1 + k)
+                if source != i1 + k:
+                    # the element moved here from elsewhere in the base, and changed: copy the
+                    # base's subtree, then apply this turn's changes on top of it
+                    self.operations.append({"op": "remove", "path": here})
+                    self.operations.append(
+                        {"op": "ref", "path": here, "from": jp.append(origin, source)}
+                    )
+                self.diff(a[source], b[j1 + k], here, jp.append(origin, source))
             for k in range(paired, j2 - j1):  # new elements, after the paired ones
                 self._value_op("add", jp.append(path, i1 + k), b[j1 + k])
+
+
+_MOVE_SEARCH_LIMIT = 250_000  # element pairs compared to find where a changed element came from
+_MOVE_MARGIN = 64  # bytes more in common before a copy from elsewhere beats editing in place
+
+
+class _Members:
+    """The objects of a base array, member by member, to find the one a new element shares the
+    most with (an object that moved and changed)."""
+
+    def __init__(self, elements: list[Any]) -> None:
+        self.elements = [
+            {k: canonical_bytes(v) for k, v in e.items()} if isinstance(e, dict) else None
+            for e in elements
+        ]
+
+    def closest(self, value: Any, default: int) -> int:
+        if not isinstance(value, dict):
+            return default
+        wanted = {k: canonical_bytes(v) for k, v in value.items()}
+
+        def shared(index: int) -> int:
+            members = self.elements[index]
+            if members is None:
+                return 0
+            return sum(len(b) + len(k) for k, b in wanted.items() if members.get(k) == b)
+
+        best, best_score = default, shared(default) + _MOVE_MARGIN
+        for index in range(len(self.elements)):
+            score = shared(index)
+            if score > best_score:
+                best, best_score = index, score
+        return best
 
 
 def diff(base: Any, target: Any) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ _WS = re.compile(rb"[ \t\n\r]*")
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _SCALAR = re.compile(rb"[-0-9a-zA-Z.+]+")
 _NEXT = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-_DROP_EVERY = 8 << 20  # bytes scanned between handing pages back
+_DROP_EVERY = 2 << 20  # bytes scanned between handing pages back
 _PAGE = mmap.PAGESIZE
 
 
