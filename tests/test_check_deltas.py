@@ -36,6 +36,7 @@ BAD: list[tuple[str, dict[str, bytes | str], list[tuple[str, str, int | None]]]]
     ("CC004 syntax", delta('{"started_at":\n"2026-09-21T16:20:00+08:00",}\n'), [("CC004", CHANGES + NAME, 2)]),
     ("CC005 duplicate", delta(GOOD[:-2] + ',\n"source":"other"}\n'), [("CC005", CHANGES + NAME, 2)]),
     ("CC006 nan", delta(GOOD[:-2] + ',"n":\nNaN}\n'), [("CC006", CHANGES + NAME, 2)]),
+    ("CC006 beyond a double", delta(GOOD[:-2] + ',"n":\n-1e400}\n'), [("CC006", CHANGES + NAME, 2)]),
     ("CC007 depth", delta(GOOD[:-2] + ',"n":' + "[" * 70 + "]" * 70 + "}\n"), [("CC007", CHANGES + NAME, 1)]),
     ("CC009 surrogate", delta(GOOD.replace('["x"]', '["\\ud800"]')), [("CC009", CHANGES + NAME, 1)]),
     ("CC004 integer past the digit limit", delta(GOOD[:-2] + ',"n":' + "7" * 5000 + "}\n"), [("CC004", CHANGES + NAME, 1)]),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from continuity_checks.cli import main
 from continuity_checks.checks import all_rules
+from continuity_checks.cli import main
 from tests.conftest import EXAMPLES, write_tree
 
 BAD_DELTA = {".deltalayer/changes/x.json": '{"started_at": 1}\n', "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n",

@@ -161,6 +161,8 @@ def test_T1_init_creates_conversation_directory_and_preserves_legacy_slot(R: Del
         str(R.L.resolve()),
         str((R.root / "PROJECT.md").resolve()),
         str((R.root / "AGENTS.md").resolve()),
+        # deliberate difference: the lock file is git-ignored (docs/delta-helper.md)
+        str((R.root / ".gitignore").resolve()),
     ]
     assert R.text("init") == "already initialized\n"
     assert list(R.D.glob("*.json")) == []

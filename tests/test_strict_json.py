@@ -86,7 +86,7 @@ def test_cli_turns_any_bytes_into_findings(
 
     root = write_tree(tmp_path_factory.mktemp("p"), {".deltalayer/changes/x.json": data,
                                                       ".deltalayer/changes.jsonl": data})  # fmt: skip
-    report = engine.check(root, Config(), all_files=True)
+    report = engine.check(root, Config(), under=("",))
     assert all(f.rule.startswith(("CC", "DL")) for f in report.findings)
 
 

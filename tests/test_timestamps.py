@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import random
 import re
 import sys
 from datetime import date, datetime
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from continuity_checks.checks.deltas import timestamps as ts
@@ -23,6 +24,8 @@ ACCEPTED = {
     "20260921T160000+0800": "2026-09-21T16:00:00+08:00",
     "  2026-09-21T16:00:00+08:00 ": "2026-09-21T16:00:00+08:00",
     "2026-09-21": "2026-09-21",
+    "2026-09-21T00:01:00 +08:00": "2026-09-21T00:01:00+08:00",
+    "2026-09-21T00:00:00+00:60": "2026-09-21T00:00:00+01:00",
 }
 REJECTED = {
     "": ts.EMPTY,
@@ -110,7 +113,7 @@ def grammar(draw: st.DrawFn) -> str:
 
 
 def oracle(raw: str) -> str:
-    """What DeltaLayer on Python 3.11 does with ``raw``: the stored form or the error text."""
+    """What DeltaLayer does with ``raw`` on this interpreter: the stored form or the error text."""
     text = raw.strip()
     if not text:
         return ts.EMPTY
@@ -134,10 +137,151 @@ def ours(raw: str) -> str:
         return str(exc)
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the oracle is Python 3.11's parser")
+# The documented rejections (docs/decisions.md), stated independently of the parser: a value
+# outside these shapes may be accepted by 3.11 and is rejected by us, nothing else may differ.
+_HH, _MM, _SS = "[0-9]{2}", "[0-9]{2}", "[0-9]{2}"
+_CLEAN_TIME = re.compile(
+    rf"(?:{_HH}(?::{_MM}(?::{_SS})?)?|{_HH}(?:{_MM}(?:{_SS})?)?) ?"  # whole fields, one space
+    rf"|(?:{_HH}:{_MM}:{_SS}|{_HH}{_MM}{_SS})[.,][0-9]+",  # a fraction of a second, with digits
+    re.ASCII,
+)
+_CLEAN_OFFSET = re.compile(r"[+-][0-9]{2}(?:(:?)[0-9]{2}(?:\1[0-9]{2}(?:[.,][0-9]+)?)?)?", re.ASCII)
+
+
+def documented_rejection(raw: str) -> str | None:
+    """Which documented rejection ``raw`` falls under, or None."""
+    text = raw.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    if re.match(r"[0-9]{4}-?W", text, re.ASCII):
+        return "ISO week date"
+    date_part = re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8}", text, re.ASCII)
+    if date_part is None or len(text) <= date_part.end():
+        return None
+    if text[date_part.end()] not in "Tt ":
+        return "separator other than T, t or a space"
+    rest = text[date_part.end() + 1 :]
+    cut = min((rest.find(c) for c in "+-Z" if c in rest), default=len(rest))
+    time, offset = rest[:cut], rest[cut:]
+    if not _CLEAN_TIME.fullmatch(time) or (offset and not _CLEAN_OFFSET.fullmatch(offset)):
+        return "characters 3.11 drops or misreads (bare point, fraction of an hour, skipped)"
+    return None
+
+
+def agrees(raw: str) -> bool:
+    """Ours equals 3.11's answer, or the value is a documented rejection and we reject it."""
+    mine, theirs = ours(raw), oracle(raw)
+    if mine == theirs:
+        return True
+    return mine == ts.INVALID and documented_rejection(raw) is not None
+
+
+ODD = ["", " ", "  ", "x", "0", "5", ":", "::", ".", ",", "\x00", "\u3000", "é", "Z", "W"]
+
+
+@st.composite
+def quirks(draw: st.DrawFn) -> str:
+    """The grammar's shapes, then a few characters inserted, replaced or deleted anywhere."""
+    text = draw(grammar())
+    for _ in range(draw(digits(0, 3))):
+        at = draw(digits(0, len(text)))
+        piece = draw(st.sampled_from(ODD + list("0123456789:.,+-Tt ")))
+        how = draw(st.sampled_from(["insert", "replace", "delete"]))
+        if how == "insert":
+            text = text[:at] + piece + text[at:]
+        elif how == "replace":
+            text = text[:at] + piece + text[at + 1 :]
+        else:
+            text = text[:at] + text[at + 1 :]
+    return text
+
+
+NEEDS_311 = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="the oracle is the grammar of Python 3.11's fromisoformat"
+)
+
+
+@NEEDS_311
+@settings(max_examples=400)
 @given(grammar())
 def test_agrees_with_python_311(raw: str) -> None:
-    assert ours(raw) == oracle(raw)
+    assert agrees(raw), (raw, ours(raw), oracle(raw))
+
+
+@NEEDS_311
+@settings(max_examples=400)
+@given(quirks())
+def test_agrees_with_python_311_on_near_misses(raw: str) -> None:
+    assert agrees(raw), (raw, ours(raw), oracle(raw))
+
+
+@NEEDS_311
+@given(st.text(alphabet="0123456789-:.,+TtZ W\x00\u3000x", max_size=40))
+def test_agrees_with_python_311_on_any_text(raw: str) -> None:
+    assert agrees(raw), (raw, ours(raw), oracle(raw))
+
+
+@NEEDS_311
+@pytest.mark.parametrize(
+    ("raw", "normalised"),
+    [
+        ("2026-09-21T00:01:00 +08:00", "2026-09-21T00:01:00+08:00"),
+        ("2026-09-21 00:01:00 +0800", "2026-09-21T00:01:00+08:00"),  # git log --date=iso
+        ("2026-09-21T16 Z", "2026-09-21T16:00:00+00:00"),
+        ("2026-09-21T00:00:00+00:60", "2026-09-21T00:00:00+01:00"),
+        ("2026-09-21T00:00:00-00:99", "2026-09-21T00:00:00-01:39"),
+        ("2026-09-21T00:00:00+08:00:60", "2026-09-21T00:00:00+08:01"),
+        ("2026-09-21T00:00:00-00:00", "2026-09-21T00:00:00+00:00"),
+    ],
+)
+def test_values_311_accepts_are_accepted_as_311_normalises_them(raw: str, normalised: str) -> None:
+    assert oracle(raw) == normalised
+    assert ours(raw) == normalised
+
+
+@NEEDS_311
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "2026-W38-1T10:00+00:00",  # ISO week date
+        "2026-09-21x16:00:00+08:00",  # separator
+        "2026-09-21T16:00:00.+08:00",  # bare point
+        "2026-09-21T12.5+08:00",  # 3.11: half a second; ISO 8601: half an hour
+        "2026-09-21T12:30:45:5+08:00",  # a colon read as a decimal point
+        "20260921T130+08",  # 3.11 drops the 0: 13:00
+        "2026-09-21T12:30:45x+08:00",  # 3.11 drops the x
+        "2026-09-21T12:30:45.123456xyz+08:00",  # 3.11 drops xyz
+        "2026-09-21T00:00:00\x00+08:00",  # 3.11 drops the NUL
+    ],
+)
+def test_documented_rejections_are_accepted_by_311_and_rejected_here(raw: str) -> None:
+    assert oracle(raw) not in (ts.EMPTY, ts.INVALID, ts.NAIVE)
+    assert documented_rejection(raw) is not None
+    assert ours(raw) == ts.INVALID
+
+
+@NEEDS_311
+def test_a_seeded_sweep_finds_no_undocumented_disagreement() -> None:
+    """273,372 strings in the issue; the same order of magnitude here, deterministic."""
+    rng = random.Random(6)
+    alphabet = "0123456789" * 3 + "-:.,+TtZ W\x00x"
+    seeds = [*ACCEPTED, "2026-09-21T16:00:00.1234567+08:00:30", "20260921T160000,5-0830"]
+    disagreements, documented, total = [], 0, 0
+    for _ in range(60_000):
+        text = rng.choice(seeds)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randint(0, len(text))
+            piece = rng.choice(alphabet)
+            how = rng.randrange(3)
+            text = text[:at] + (piece if how < 2 else "") + text[at + (how > 0) :]
+        total += 1
+        if ours(text) != oracle(text):
+            if agrees(text):
+                documented += 1
+            else:
+                disagreements.append(text)
+    assert disagreements == [], disagreements[:20]
+    assert total == 60_000 and documented < total // 10
 
 
 @given(grammar())

@@ -38,11 +38,12 @@ def apply_severity(config: Config, findings: Iterable[Finding]) -> list[Finding]
     return result
 
 
-def walk(root: Path, exclude: Sequence[str]) -> list[str]:
-    """Every file under ``root`` as a sorted root-relative ``/`` path. Symlinked directories are
-    not followed, so nothing outside the root is reached."""
+def walk(root: Path, exclude: Sequence[str], under: str = "") -> list[str]:
+    """Every file under ``root/under`` as a sorted root-relative ``/`` path. Symlinked
+    directories are not followed, so nothing outside the root is reached."""
     found: list[str] = []
-    for directory, dirnames, filenames in os.walk(root):
+    start = os.path.join(root, under) if under else str(root)
+    for directory, dirnames, filenames in os.walk(start):
         rel_dir = os.path.relpath(directory, root).replace(os.sep, "/")
         prefix = "" if rel_dir == "." else rel_dir + "/"
         dirnames[:] = sorted(
@@ -56,13 +57,24 @@ def walk(root: Path, exclude: Sequence[str]) -> list[str]:
 
 
 def relative(root: Path, given: str) -> str | None:
-    """``given`` (relative to the working directory, or absolute) as a root-relative ``/`` path,
-    or ``None`` when it lies outside the root."""
+    """``given`` (relative to the working directory, or absolute) as a root-relative ``/`` path
+    (``""`` for the root itself), or ``None`` when it lies outside the root."""
     absolute = Path(os.path.abspath(given))
     try:
-        return absolute.relative_to(root).as_posix()
+        rel = absolute.relative_to(root).as_posix()
     except ValueError:
         return None
+    return "" if rel == "." else rel
+
+
+#: Paths named in a note about paths that were not checked, at most.
+NOTE_PATHS = 5
+
+
+def _listed(paths: Sequence[str]) -> str:
+    shown = ", ".join(paths[:NOTE_PATHS])
+    more = len(paths) - NOTE_PATHS
+    return shown + (f" and {more} more" if more > 0 else "")
 
 
 def check(
@@ -70,23 +82,39 @@ def check(
     config: Config,
     paths: Sequence[str] = (),
     *,
-    all_files: bool = False,
+    under: Sequence[str] = (),
+    stdin: tuple[str, bytes] | None = None,
     only: tuple[str, ...] | None = None,
     jobs: int | None = None,
 ) -> Report:
-    """File mode: check the given paths (or every file with ``all_files``). ``jobs`` processes
-    share a large batch (default: one per usable CPU from PARALLEL_FROM files on)."""
+    """File mode. ``paths`` are root-relative: files, and directories that stand for every file
+    under them; ``under`` are root-relative directories whose every file is checked (``--all``);
+    ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
+    family claims are named in a note. ``jobs`` processes share a large batch (default: one per
+    usable CPU from PARALLEL_FROM files on)."""
     root = Path(os.path.abspath(root))
     families = checks.build(config, checks.selected(config, only))
     snapshot = WorkTree(root, config.max_file_bytes)
-    if all_files:
-        candidates = walk(root, config.exclude)
-    else:
-        candidates = []
-        for given in paths:
-            rel = relative(root, given)
-            if rel is not None and not matches(rel, config.exclude):
-                candidates.append(rel)
+    notes: list[str] = []
+    candidates: list[str] = []
+    named: list[str] = []  # files named one by one: each gets a word when it is not checked
+    excluded: list[str] = []
+    for directory in under:
+        candidates.extend(walk(root, config.exclude, directory))
+    for path in paths:
+        if snapshot.is_dir(path) and not any(f.claims(path) for f in families):
+            candidates.extend(walk(root, config.exclude, path))
+        elif matches(path, config.exclude):
+            excluded.append(path)
+        else:
+            candidates.append(path)
+            named.append(path)
+    given: dict[str, bytes] = {}
+    if stdin is not None:
+        name, data = stdin
+        given[name] = data
+        candidates.append(name)
+        named.append(name)
     work: list[tuple[str, tuple[tuple[int, str], ...]]] = []
     for path in dict.fromkeys(candidates):
         owners = tuple(
@@ -96,12 +124,18 @@ def check(
         )
         if owners:
             work.append((path, owners))
+    claimed_paths = {path for path, _ in work}
+    unclaimed = [path for path in dict.fromkeys(named) if path not in claimed_paths]
+    if unclaimed:
+        notes.append(f"not checked, no family claims them: {_listed(unclaimed)}")
+    if excluded:
+        notes.append(f"not checked, excluded by the configuration: {_listed(excluded)}")
 
     def check_files(part: Sequence[tuple[str, tuple[tuple[int, str], ...]]]) -> _Partial:
         findings: list[Finding] = []
         claimed: list[list[Claimed]] = [[] for _ in families]
         for path, owners in part:
-            data = snapshot.read(path)
+            data = given[path] if path in given else snapshot.read(path)
             if isinstance(data, Unreadable):
                 findings.append(data.finding())
                 continue
@@ -121,7 +155,7 @@ def check(
     for index, family in enumerate(families):
         if claimed[index]:
             findings.extend(family.check_tree(snapshot, claimed[index]))
-    return Report(findings=apply_severity(config, findings), files=len(work))
+    return Report(findings=apply_severity(config, findings), files=len(work), notes=notes)
 
 
 def verify(
@@ -142,7 +176,7 @@ def verify(
     families = checks.build(config, checks.selected(config, only))
     root = Path(os.path.abspath(root))
     early = start_early(root, revision_range)  # git walks the range while GitPython loads
-    report = Report()
+    report = Report(unit="commit")
     findings: list[Finding] = []
     exclude = config.exclude
     # Which families claim a path, and as what: asked once per path, not once per commit.

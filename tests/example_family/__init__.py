@@ -55,6 +55,7 @@ class NotesFamily:
         ):
             changed = ",".join(c.path for c in context.changes) or "nothing"
             yield STRANGER.finding(
-                self.authors_file, f"expected a listed author, found {email} ({changed})",
+                self.authors_file,
+                f"expected a listed author, found {email} ({changed})",
                 commit=context.commit.sha,
             )

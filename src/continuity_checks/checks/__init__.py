@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+
 from continuity_checks.core.config import Config, Known
 from continuity_checks.core.family import Declaration, Family
 from continuity_checks.core.rules import Rule

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -16,13 +17,18 @@ from continuity_checks.cli.common import (
     only,
     root_option,
 )
-from continuity_checks.core.config import ConfigError
+from continuity_checks.core.config import ConfigError, project_root
+
+STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity.limits]"
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--all", "all_files", is_flag=True, help="Check every continuity file under --root.")
 @click.option(
-    "--all", "all_files", is_flag=True, help="Check every continuity file under the root."
+    "--stdin-filename",
+    metavar="PATH",
+    help="With -, the path the file read from standard input has (what it is checked as).",
 )
 @click.option(
     "--jobs",
@@ -37,25 +43,71 @@ from continuity_checks.core.config import ConfigError
 def check(
     paths: tuple[str, ...],
     all_files: bool,
+    stdin_filename: str | None,
     jobs: int | None,
     root: Path,
     config_path: Path | None,
     families: tuple[str, ...],
     fmt: str,
 ) -> None:
-    """Check continuity files: the PATHS given (what pre-commit passes), or --all.
+    """Check continuity files: the PATHS given (what pre-commit passes; a directory means every
+    file under it; - reads one file from standard input), or --all.
 
-    Files that no family claims are ignored.
+    Findings name files relative to the top of the repository, whose configuration applies,
+    from any directory inside it. Files given that no family claims are named in a note.
     """
     from continuity_checks import engine
 
     if not paths and not all_files:
         raise fail("nothing to check", "give file paths, or --all to check every file under --root")
-    config = load_config(root, config_path)
+    if not root.is_dir():
+        raise fail(f"root {root} is not a directory")
+    top = project_root(root)
+    config = load_config(top, config_path)
+    relative: list[str] = []
+    stdin: tuple[str, bytes] | None = None
+    for given in paths:
+        if given == "-":
+            stdin = _stdin(top, stdin_filename, config.max_file_bytes)
+            continue
+        rel = engine.relative(top, given)
+        if rel is None:
+            raise fail(
+                f"{given} is outside the repository {top}",
+                "run continuity from inside the repository that holds the file",
+            )
+        relative.append(rel)
+    if stdin is None and stdin_filename is not None:
+        raise fail("--stdin-filename is given but no - among the paths")
+    under = (engine.relative(top, str(root)) or "",) if all_files else ()
     try:
         report = engine.check(
-            root, config, paths, all_files=all_files, only=only(families), jobs=jobs
+            top, config, relative, under=under, stdin=stdin, only=only(families), jobs=jobs
         )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
+    if all_files and report.files == 0:
+        click.echo(
+            f"continuity: no continuity file found under {root}"
+            + ("" if config.families is None and not families else " for the chosen families"),
+            err=True,
+        )
     raise click.exceptions.Exit(emit(report, fmt))
+
+
+def _stdin(top: Path, name: str | None, limit: int) -> tuple[str, bytes]:
+    """The file read from standard input, and the root-relative path it is checked as."""
+    from continuity_checks import engine
+
+    if not name:
+        raise fail(
+            "- reads a file from standard input, but what file is it?",
+            "give its path with --stdin-filename PATH (it decides which family checks it)",
+        )
+    rel = engine.relative(top, name)
+    if not rel:
+        raise fail(f"--stdin-filename {name} is outside the repository {top}")
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise fail(f"standard input is larger than {limit} bytes", STDIN_LIMIT_HINT)
+    return rel, data

@@ -19,14 +19,15 @@ from continuity_checks.report import FORMATS, render
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-
 def root_option(f: F) -> F:
     return click.option(
         "--root",
         type=click.Path(file_okay=False, path_type=Path),
         default=Path("."),
         show_default=True,
-        help="Project root: paths in findings are relative to it; its configuration applies.",
+        help="Where to look: --all checks every file under it. Findings name files relative to "
+        "the top of the repository that contains it (ROOT itself outside a repository), whose "
+        "configuration applies.",
     )(f)
 
 
@@ -52,11 +53,26 @@ def format_option(f: F) -> F:
     )(f)
 
 
+class FamilyChoice(click.Choice[str]):
+    """The registered families, asked when the option is used (not when this module loads)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return checks.names()
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass  # the registry decides
+
+
 def family_option(f: F) -> F:
     return click.option(
         "--family",
         "families",
-        type=click.Choice(checks.names()),
+        type=FamilyChoice(),
         multiple=True,
         help="Check only this family (repeatable). Default: all, or the configured ones.",
     )(f)
@@ -71,6 +87,7 @@ def fail(message: str, hint: str | None = None) -> click.exceptions.Exit:
 
 
 def load_config(root: Path, config_path: Path | None) -> Config:
+    """The configuration of ``root`` (the top of the repository), or ``config_path``."""
     if not root.is_dir():
         raise fail(f"root {root} is not a directory")
     try:

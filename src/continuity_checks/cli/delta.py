@@ -22,6 +22,26 @@ LIMIT_HELP = "Number of items (1 to 1000)."
 REF_HELP = "The delta: its _path, a file name in .deltalayer/changes/, or an absolute path."
 
 
+def _not_an_option(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """Refuse a value that is one of the command's option names: its own value was forgotten.
+
+    Other values that begin with ``-`` are kept (``--change -x``, ``--change "-5% latency"``),
+    which the prototype's argparse refused (docs/delta-helper.md).
+    """
+    names = set(ctx.help_option_names)
+    for other in ctx.command.params:
+        names.update(other.opts, other.secondary_opts)
+    given = value if isinstance(value, tuple) else (value,)
+    for item in given:
+        if isinstance(item, str) and item in names:
+            raise click.BadParameter(
+                f"{item!r} is an option name, not a value: give {param.opts[0]} a value first",
+                ctx=ctx,
+                param=param,
+            )
+    return value
+
+
 def _emit(text: str, *, err: bool = False) -> None:
     # UTF-8 whatever the console says; a lone surrogate (from an undecodable file name or a
     # "\ud800" escape in a file) becomes "\udXXX", which inside a JSON string is that same escape
@@ -73,10 +93,31 @@ def init_command(ctx: click.Context) -> None:
 
 
 @delta.command()
-@click.option("--source", required=True, help="Who writes the delta (e.g. codex, human).")
-@click.option("--conversation-id", default=None, help="Optional conversation id to store.")
-@click.option("--started-at", default=None, help="ISO 8601 start time (default: now).")
-@click.option("--change", "changes", multiple=True, help="A durable change (repeatable).")
+@click.option(
+    "--source",
+    required=True,
+    callback=_not_an_option,
+    help="Who writes the delta (e.g. codex, human).",
+)
+@click.option(
+    "--conversation-id",
+    default=None,
+    callback=_not_an_option,
+    help="Optional conversation id to store.",
+)
+@click.option(
+    "--started-at",
+    default=None,
+    callback=_not_an_option,
+    help="ISO 8601 start time (default: now).",
+)
+@click.option(
+    "--change",
+    "changes",
+    multiple=True,
+    callback=_not_an_option,
+    help="A durable change (repeatable).",
+)
 @click.pass_context
 def start(
     ctx: click.Context,
@@ -95,9 +136,17 @@ def start(
 
 
 @delta.command()
-@click.option("--conversation", "ref", required=True, help=REF_HELP)
-@click.option("--updated-at", default=None, help="ISO 8601 time (default: now).")
-@click.option("--change", "changes", multiple=True, help="A change; the list replaces the old one.")
+@click.option("--conversation", "ref", required=True, callback=_not_an_option, help=REF_HELP)
+@click.option(
+    "--updated-at", default=None, callback=_not_an_option, help="ISO 8601 time (default: now)."
+)
+@click.option(
+    "--change",
+    "changes",
+    multiple=True,
+    callback=_not_an_option,
+    help="A change; the list replaces the old one.",
+)
 @click.pass_context
 def update(ctx: click.Context, ref: str, updated_at: str | None, changes: tuple[str, ...]) -> None:
     """Replace the changes of your own, non-frozen delta (no --change clears them)."""
@@ -105,7 +154,7 @@ def update(ctx: click.Context, ref: str, updated_at: str | None, changes: tuple[
 
 
 @delta.command()
-@click.option("--conversation", "ref", required=True, help=REF_HELP)
+@click.option("--conversation", "ref", required=True, callback=_not_an_option, help=REF_HELP)
 @click.pass_context
 def show(ctx: click.Context, ref: str) -> None:
     """Print one delta, frozen or not (show and current are the same command)."""
@@ -116,7 +165,7 @@ delta.add_command(show, "current")
 
 
 @delta.command()
-@click.option("--conversation", "ref", required=True, help=REF_HELP)
+@click.option("--conversation", "ref", required=True, callback=_not_an_option, help=REF_HELP)
 @click.pass_context
 def freeze(ctx: click.Context, ref: str) -> None:
     """Archive X.json as X.frozen.json (optional in v0.2.1; never overwrites)."""
@@ -132,7 +181,12 @@ def recent(ctx: click.Context, limit: int) -> None:
 
 
 @delta.command()
-@click.option("--before", required=True, help="A cursor: next_before or an item's _cursor.")
+@click.option(
+    "--before",
+    required=True,
+    callback=_not_an_option,
+    help="A cursor: next_before or an item's _cursor.",
+)
 @click.option("--limit", type=int, default=5, show_default=True, help=LIMIT_HELP)
 @click.pass_context
 def older(ctx: click.Context, before: str, limit: int) -> None:

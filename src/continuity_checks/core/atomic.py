@@ -9,8 +9,11 @@
   so an existing target is never replaced, whatever happens between a check and the move.
 - :func:`locked` holds an advisory inter-process lock (``filelock``) with a timeout.
 
-Temp files are named ``.<target name>.<random>.tmp`` and removed on every error path; only a
-killed process can leave one behind, and readers ignore them (they do not end in ``.json``).
+Temp files are named ``.<random>.tmp``: short, whatever the length of the target's name (a temp
+name longer than the final one would fail with "File name too long" where the final name fits),
+in the target's directory (so ``os.replace`` is atomic), removed on every error path; only a
+killed process can leave one behind, and readers ignore them (they do not end in ``.json``). An
+error names the target, never the temp file, which the caller has never heard of.
 """
 
 from __future__ import annotations
@@ -53,9 +56,16 @@ class LockTimeout(TimeoutError):
     """The advisory lock could not be taken in time; ``str()`` is a one-line reason."""
 
 
-def temp_name(target: str) -> str:
-    """The temp-file name used for ``target``: ``.<target>.<random>.tmp``."""
-    return f".{target}.{secrets.token_hex(6)}.tmp"
+def temp_name() -> str:
+    """A temp-file name: ``.<random>.tmp``, 18 characters."""
+    return f".{secrets.token_hex(6)}.tmp"
+
+
+def _about(target: Path, exc: OSError) -> OSError:
+    """``exc`` naming ``target`` where it named the temp file (same type, errno and text)."""
+    if exc.errno is None or exc.filename is None:
+        return exc  # e.g. a failed write or fsync, which names no file
+    return type(exc)(exc.errno, exc.strerror, os.fspath(target))
 
 
 def fsync_dir(directory: StrPath) -> None:
@@ -88,17 +98,23 @@ def _write_temp(target: Path, data: bytes, create_mode: int, exact_mode: int | N
     """Write ``data`` to a new, fsynced temp file beside ``target`` and return its path."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY | _NOFOLLOW
     while True:
-        temp = target.with_name(temp_name(target.name))
+        temp = target.with_name(temp_name())
         try:
             fd = os.open(temp, flags, create_mode)
         except FileExistsError:  # pragma: no cover - 48 random bits collided
             continue
+        except OSError as exc:
+            raise _about(target, exc) from None
         break
     try:
         if exact_mode is not None and hasattr(os, "fchmod"):
             os.fchmod(fd, exact_mode)
         _write_all(fd, data)
         os.fsync(fd)
+    except OSError as exc:
+        os.close(fd)
+        _unlink_quietly(temp)
+        raise _about(target, exc) from None
     except BaseException:
         os.close(fd)
         _unlink_quietly(temp)
@@ -123,6 +139,9 @@ def atomic_write(path: StrPath, data: bytes, *, mode: int | None = None) -> None
     temp = _write_temp(target, data, create_mode, exact)
     try:
         os.replace(temp, target)
+    except OSError as exc:
+        _unlink_quietly(temp)
+        raise _about(target, exc) from None
     except BaseException:
         _unlink_quietly(temp)
         raise
@@ -157,6 +176,8 @@ def exclusive_create(path: StrPath, data: bytes, *, mode: int = 0o666) -> None:
     temp = _write_temp(target, data, mode, None)
     try:
         linked = _link(temp, target)
+    except OSError as exc:  # FileExistsError stays a FileExistsError
+        raise _about(target, exc) from None
     finally:
         _unlink_quietly(temp)
     if not linked:  # pragma: no cover - filesystems without hard links

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,18 @@ class Config:
 
     def error(self, key: str, message: str) -> ConfigError:
         return ConfigError(self.source, key, message)
+
+
+def project_root(start: Path) -> Path:
+    """The top of the repository that contains ``start`` (the nearest directory upwards that
+    holds ``.git``), or ``start`` itself outside a repository. Findings name files relative to
+    it and its configuration applies, from whichever subdirectory a command runs. Found without
+    running git: the commit hook pays for no process."""
+    here = Path(os.path.abspath(start))
+    for directory in (here, *here.parents):
+        if os.path.lexists(directory / ".git"):
+            return directory
+    return here
 
 
 def find(root: Path) -> tuple[str, Mapping[str, Any]] | None:

@@ -46,9 +46,10 @@ DUPLICATE_KEY = rule(
 NON_STANDARD_NUMBER = rule(
     "CC006",
     "core",
-    "NaN or Infinity in JSON",
+    "NaN, Infinity or a number beyond a double in JSON",
     """NaN, Infinity and -Infinity are not JSON. Python writes them by default, other parsers
-    reject them.""",
+    reject them. A number too large for a double (such as 1e400) is read as infinity and written
+    back as Infinity by the next tool that saves the file, so it is reported too.""",
     hint="write a finite number or null",
 )
 TOO_DEEP = rule(

@@ -33,6 +33,7 @@ class Commit(NamedTuple):
     def is_merge(self) -> bool:
         return len(self.parents) > 1
 
+
 #: The commit fields a family may ask history mode for (dates are strict ISO 8601).
 COMMIT_FIELDS = frozenset(
     {

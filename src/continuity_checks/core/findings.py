@@ -66,6 +66,8 @@ class Report:
     files: int = 0
     commits: int = 0
     notes: list[str] = field(default_factory=list)
+    #: what the run counted: files (``check``) or commits (``verify``)
+    unit: str = "file"
 
     def sorted_findings(self) -> list[Finding]:
         unique = {(f.sort_key(), f.severity, f.hint): f for f in self.findings}

@@ -32,9 +32,7 @@ import hashlib
 import os
 import re
 import stat
-import threading
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal, TypeAlias, TypeVar, cast
 
@@ -335,6 +333,11 @@ def _in_threads(
     # Items are handed out one at a time, not in fixed slices: with one large file among small
     # ones, the other threads go on with the small ones while one hashes the large file.
     pending = iter(indices)
+    # imported here: the one-file commit hook never hashes in parallel, and these imports
+    # (logging among them) cost it several milliseconds
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
     take = threading.Lock()
     stop = threading.Event()
 

@@ -18,12 +18,14 @@ import stat
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from continuity_checks.core import core_rules as cc
-from continuity_checks.core import hashing
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
+
+if TYPE_CHECKING:
+    from continuity_checks.core import hashing
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -73,6 +75,16 @@ def confine(path: str) -> str | Unreadable:
     """``path`` as a normal root-relative ``/`` path, or why it is not one: absolute, with a
     ``..`` that climbs out of the root, a backslash, a drive or a NUL. ``.`` and empty
     components are dropped (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
+    names = path.split("/")
+    if (
+        "" not in names
+        and "." not in names
+        and ".." not in names
+        and "\0" not in path
+        and "\\" not in path
+        and path[1:2] != ":"
+    ):
+        return path  # already normal: the common case, without rebuilding it
     if "\0" in path or "\\" in path:
         return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path with / separators")
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
@@ -125,9 +137,7 @@ class Snapshot(ABC):
 
     def _too_large(self, path: str, size: int | None = None) -> Unreadable:
         found = "more" if size is None else str(size)
-        return Unreadable(
-            path, cc.TOO_LARGE, f"expected at most {self.limit} bytes, found {found}"
-        )
+        return Unreadable(path, cc.TOO_LARGE, f"expected at most {self.limit} bytes, found {found}")
 
 
 # --- the work tree ------------------------------------------------------------------------------
@@ -145,6 +155,7 @@ class WorkTree(Snapshot):
     def __init__(self, root: Path, limit: int) -> None:
         super().__init__(limit)
         self.root = Path(os.path.abspath(root))
+        self._prefix = os.path.join(self.root, "")  # the root and a separator: prefix + rel
         self._real_root = os.path.realpath(self.root)
         self._inside: dict[str, bool] = {"": True}
 
@@ -172,7 +183,7 @@ class WorkTree(Snapshot):
                 "expected a file inside the checked root, found a path through a symlinked "
                 "directory that leads outside it",
             )
-        return os.path.join(self.root, rel)
+        return self._prefix + rel
 
     def _open(self, path: str) -> int | Unreadable:
         full = self._locate(path)
@@ -243,6 +254,8 @@ class WorkTree(Snapshot):
         return info.st_size
 
     def sha256(self, path: str) -> hashing.Digest | Unreadable:
+        from continuity_checks.core import hashing  # (hashlib: not for every commit hook)
+
         fd = self._open(path)
         if isinstance(fd, Unreadable):
             return fd
@@ -417,6 +430,8 @@ class CommitTree(Snapshot):
         return Unreadable(path, cc.UNREADABLE, "not in the repository") if obj is None else obj.size
 
     def sha256(self, path: str) -> hashing.Digest | Unreadable:
+        from continuity_checks.core import hashing
+
         data = self.read(path)
         if isinstance(data, Unreadable):
             return data

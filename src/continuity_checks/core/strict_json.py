@@ -49,7 +49,17 @@ def _constant(name: str) -> object:
     raise _NonStandard(name)
 
 
-_decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant)
+def _finite(text: str) -> float:
+    """A JSON number with a fraction or exponent. One beyond the range of a double (``1e400``)
+    would become infinity: every writer then emits ``Infinity``, which is not JSON."""
+    value = float(text)
+    if value in (_INF, -_INF):
+        raise _NonStandard(text)
+    return value
+
+
+_INF = float("inf")
+_decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
 # the C scanner behind json.loads: one value from an index, no hooks
 _scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -219,7 +229,7 @@ def parse(
         line, column = doc.line_col(max(result.constant_offset, 0))
         return Problem(
             cc.NON_STANDARD_NUMBER,
-            f"expected a JSON number, found {exc.name}",
+            f"expected a finite JSON number, found {exc.name}",
             line,
             column,
             result.constant_pointer,
@@ -323,9 +333,17 @@ class _Frame:
     key: str | None = None
 
 
+def _overflows(token: str) -> bool:
+    try:
+        return float(token) in (_INF, -_INF)
+    except ValueError:
+        return False
+
+
 def scan(text: str) -> ScanResult:
     """Map each JSON Pointer to the offset of its value; note the first duplicate key and the
-    first NaN/Infinity. Tolerant: stops quietly at text that is not JSON."""
+    first NaN/Infinity (or a number too large for a double). Tolerant: stops quietly at text
+    that is not JSON."""
     result = ScanResult({})
     stack: list[_Frame] = []
     pos = 0
@@ -381,7 +399,9 @@ def scan(text: str) -> ScanResult:
         else:
             ptr = value_pointer()
             on_value(ptr, start)
-            constant = kind == "atom" and token in ("NaN", "Infinity", "-Infinity")
+            constant = kind == "atom" and (
+                token in ("NaN", "Infinity", "-Infinity") or _overflows(token)
+            )
             if constant and result.constant_pointer is None:
                 result.constant_pointer = ptr
                 result.constant_offset = start

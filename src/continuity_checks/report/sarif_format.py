@@ -6,21 +6,21 @@ import json
 from typing import Any
 
 from continuity_checks import __version__
-from continuity_checks.core.findings import Finding, Report
 from continuity_checks.checks import all_rules
+from continuity_checks.core.findings import Finding, Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
-    region: dict[str, int] = {}
-    if finding.line is not None:
-        region["startLine"] = finding.line
-        if finding.column is not None:
-            region["startColumn"] = finding.column
-    location: dict[str, Any] = {"artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"}}
-    if region:
-        location["region"] = region
+    # a region always: code scanning places a result without one nowhere
+    region = {"startLine": finding.line or 1}
+    if finding.line is not None and finding.column is not None:
+        region["startColumn"] = finding.column
+    location: dict[str, Any] = {
+        "artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"},
+        "region": region,
+    }
     text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
     result: dict[str, Any] = {
         "ruleId": finding.rule,

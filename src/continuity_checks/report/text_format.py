@@ -34,9 +34,8 @@ def line(finding: Finding, *, color: bool) -> str:
 
 
 def summary(report: Report) -> str:
-    scope = f"{report.files} file{'s' if report.files != 1 else ''}"
-    if report.commits or not report.files:
-        scope = f"{report.commits} commit{'s' if report.commits != 1 else ''}"
+    count = report.commits if report.unit == "commit" else report.files
+    scope = f"{count} {report.unit}{'s' if count != 1 else ''}"
     errors, warnings = report.errors, report.warnings
     if not errors and not warnings:
         return f"{scope} checked: no problems"

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from continuity_checks.checks.deltas import DECLARATION, files, history
+from continuity_checks.checks.deltas import DECLARATION, files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import matches
 from continuity_checks.core.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from continuity_checks.checks.deltas.history import HistoryChecks
 
 
 class DeltasFamily:
@@ -34,8 +38,7 @@ class DeltasFamily:
             )
         self.legacy_files = tuple(legacy_files)
         self.max_depth = config.max_depth
-        #: the versions of deltas history mode has parsed in this run
-        self.versions = history.Versions(self.max_depth)
+        self._history: HistoryChecks | None = None  # history mode only, made on first use
 
     def claims(self, path: str) -> str | None:
         head, _, name = path.rpartition("/")
@@ -59,4 +62,9 @@ class DeltasFamily:
         return files.check_tree(snapshot, claimed)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
-        return history.check_commit(self, context)
+        if self._history is None:
+            # imported here: the commit hook (file mode) never needs the history checks
+            from continuity_checks.checks.deltas.history import HistoryChecks
+
+            self._history = HistoryChecks(self)
+        return self._history.check_commit(context)

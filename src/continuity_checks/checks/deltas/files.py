@@ -11,8 +11,8 @@ from datetime import date, datetime
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
 from continuity_checks.core import pointer as jp
-from continuity_checks.core.display import json_type, show
 from continuity_checks.core import schemas, strict_json
+from continuity_checks.core.display import json_type, show
 from continuity_checks.core.family import Claimed, FileInput
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
@@ -209,27 +209,44 @@ def _day(t: timestamps.Timestamp) -> date:
     return t.value.date() if isinstance(t.value, datetime) else t.value
 
 
+#: Claimed deltas in one directory from which listing it is cheaper than one look-up each.
+LIST_FROM = 64
+
+
 def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
     """X.json and X.frozen.json side by side; reported once, on X.json. A twin claimed in this
-    run is known without asking; any other is one look-up, whatever the size of the store."""
-    deltas = {item.path for item in claimed if item.kind == "delta"}
+    run is known without asking. Otherwise a few claimed deltas (the commit hook) cost one
+    look-up each, whatever the size of the store, and many (``--all``) one listing per
+    directory."""
+    by_directory: dict[str, list[str]] = {}
+    for item in claimed:
+        if item.kind == "delta":
+            parent, _, name = item.path.rpartition("/")
+            by_directory.setdefault(parent, []).append(name)
     findings = []
-    for path in sorted(deltas):
-        frozen = naming.is_frozen(path)
-        other = naming.unfrozen_name(path) if frozen else naming.frozen_name(path)
-        if other in deltas:
-            if frozen:
-                continue  # reported from the X.json side, also claimed
-        elif not snapshot.exists(other):
-            continue
-        plain, frozen_path = (other, path) if frozen else (path, other)
-        findings.append(
-            dl.FROZEN_TWIN.finding(
-                plain,
-                f"expected either {plain.rpartition('/')[2]} or "
-                f"{frozen_path.rpartition('/')[2]}, found both",
+    for parent, names in sorted(by_directory.items()):
+        claimed_names = set(names)
+        listed: set[str] | None = None
+        if len(names) >= LIST_FROM:
+            listing = snapshot.list(parent)
+            listed = set(listing) if isinstance(listing, list) else set()
+        for name in sorted(claimed_names):
+            frozen = naming.is_frozen(name)
+            other = naming.unfrozen_name(name) if frozen else naming.frozen_name(name)
+            if other in claimed_names:
+                if frozen:
+                    continue  # reported from the X.json side, also claimed
+            elif listed is not None:
+                if other not in listed:
+                    continue
+            elif not snapshot.exists(f"{parent}/{other}"):
+                continue
+            plain, frozen_name = (other, name) if frozen else (name, other)
+            findings.append(
+                dl.FROZEN_TWIN.finding(
+                    f"{parent}/{plain}", f"expected either {plain} or {frozen_name}, found both"
+                )
             )
-        )
     return findings
 
 

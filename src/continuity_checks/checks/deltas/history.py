@@ -18,8 +18,8 @@
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
@@ -31,7 +31,7 @@ from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
 
 if TYPE_CHECKING:
-    from continuity_checks.checks.deltas import DeltasFamily
+    from continuity_checks.checks.deltas.family import DeltasFamily
 
 TRAILER = "Continuity-Delta"
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
@@ -52,13 +52,25 @@ class Touch:
         return self.action != "created"
 
 
-def check_commit(family: DeltasFamily, context: CommitContext) -> list[Finding]:
+class HistoryChecks:
+    """The history checks of one run, with what they remember across its commits."""
+
+    def __init__(self, family: DeltasFamily) -> None:
+        self.family = family
+        #: the versions of deltas this run has parsed, by blob id
+        self.versions = Versions(family.max_depth)
+
+    def check_commit(self, context: CommitContext) -> list[Finding]:
+        return check_commit(self.family, self.versions, context)
+
+
+def check_commit(family: DeltasFamily, versions: Versions, context: CommitContext) -> list[Finding]:
     sha = context.commit.sha
     deltas = [c for c in context.changes if c.kind == "delta"]
     freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
     findings = _ownership(family.ownership, context.commit, deltas, freezes)
     for change in deltas:
-        findings.extend(_delta(family, change, freezes, sha))
+        findings.extend(_delta(family, versions, change, freezes, sha))
     if len(deltas) < len(context.changes):
         for change in context.changes:
             if change.kind == "legacy":
@@ -168,7 +180,11 @@ def _ownership(
 
 
 def _delta(
-    family: DeltasFamily, change: Change, freezes: dict[str, Change], sha: str
+    family: DeltasFamily,
+    versions: Versions,
+    change: Change,
+    freezes: dict[str, Change],
+    sha: str,
 ) -> list[Finding]:
     if naming.is_frozen(change.path):
         return _frozen(change, freezes, sha)
@@ -182,7 +198,7 @@ def _delta(
             )
         ]
     if change.status == "M" and change.old_blob != change.new_blob:
-        return _content(change, family.versions, sha)
+        return _content(change, versions, sha)
     return []
 
 

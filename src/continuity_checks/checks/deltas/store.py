@@ -9,11 +9,14 @@ from the prototype are deliberate and listed in docs/delta-helper.md:
   read-modify-write and freeze all happen inside it;
 - ``freeze`` moves with hard link + unlink, so an existing ``X.frozen.json`` is never replaced;
 - an empty time or an empty change is an error, and ``start`` validates before ``init`` writes;
-- ``_path`` always uses ``/``.
+- ``_path`` always uses ``/``;
+- ``update --updated-at T`` refuses a T that goes back (the checker's DL205);
+- ``init`` adds ``.deltalayer/.lock`` to ``.gitignore``.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +38,11 @@ CHANGES_REL = ".deltalayer/changes"
 LEGACY_REL = ".deltalayer/changes.jsonl"
 LOCK_NAME = ".lock"
 """The lock file, in ``.deltalayer/``: neither ``*.json`` nor ``*.tmp``, so readers ignore it."""
+
+GITIGNORE = ".gitignore"
+GITIGNORE_ENTRY = f"{DELTALAYER_DIR}/{LOCK_NAME}"
+"""The line ``init`` adds to ``.gitignore``, so that ``git add .`` never commits the lock."""
+_LOCK_PATTERNS = frozenset({GITIGNORE_ENTRY.encode(), b"/" + GITIGNORE_ENTRY.encode()})
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 1000
@@ -61,6 +69,10 @@ BAD_LEGACY_CURSOR = "legacy cursor line must be an integer"
 DATE_ONLY_CURSOR = "date-only values require a full cursor from recent/older"
 # this project's messages
 EMPTY_CHANGE = "change must be a non-empty string"
+WENT_BACK = (
+    "updated_at cannot go back: expected {} or later, found {} "
+    "(continuity verify reports it as DL205)"
+)
 NOT_UNICODE = "conversation delta text must be valid Unicode (lone surrogates cannot be stored)"
 
 CONVERSATION_PREFIX = "conversation:"
@@ -101,16 +113,34 @@ def _local_now() -> datetime:
     return datetime.now().astimezone().replace(microsecond=0)
 
 
-def _decode_json(data: bytes) -> object:
-    """Strict UTF-8 then ``json.loads``; any failure is a DeltaError with the parser's message."""
+def _decode_json(data: bytes, *, text_mode: bool = False) -> object:
+    """Strict UTF-8 then ``json.loads``; any failure is a DeltaError with the parser's message.
+
+    ``text_mode`` reads the bytes as the prototype reads a delta file, as text with universal
+    newlines: CRLF and a lone CR become LF. That changes no value (a raw CR or LF inside a JSON
+    string is an error either way), only the line, column and char of an error message.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DeltaError(str(exc)) from None
+    if text_mode and "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, int digit limit, nesting
         raise DeltaError(str(exc) or type(exc).__name__) from None
+
+
+def _read_entry(path: str) -> bytes:
+    """The bytes of a ``*.json`` entry of changes/; an OSError with open()'s text when it is not
+    a readable regular file (a directory is "Is a directory", a dangling link "No such file")."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise DeltaError("not a regular file")  # a FIFO would block, a device never end
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def serialise(record: JSONObject) -> bytes:
@@ -220,7 +250,11 @@ class DeltaStore:
     def update(
         self, ref: str, changes: Sequence[str] = (), *, updated_at: str | None = None
     ) -> JSONObject:
-        """Replace the changes of a non-frozen delta and set ``updated_at`` (now if None)."""
+        """Replace the changes of a non-frozen delta and set ``updated_at`` (now if None).
+
+        A given ``updated_at`` that sorts before the stored one is refused: ``continuity verify``
+        would reject that commit (DL205).
+        """
         return self._rewrite(ref, lambda _old: changes, updated_at)
 
     def amend(
@@ -304,26 +338,55 @@ class DeltaStore:
     # ------------------------------------------------------------------ internals: writes
 
     def _init_locked(self) -> list[str]:
+        """The prototype's three steps and report lines in its order, then the .gitignore line."""
         self.changes_dir.mkdir(parents=True, exist_ok=True)
         report: list[str] = []
         if self._create_missing(self.legacy_path, b""):
             report.append(str(self.legacy_path))
         if self._create_missing(self.project_path, scaffold.PROJECT_TEMPLATE.encode("utf-8")):
             report.append(str(self.project_path))
+        agents = self._init_agents()
+        if agents:
+            report.append(agents)
+        ignored = self._ignore_lock()
+        if ignored:
+            report.append(ignored)
+        return report
+
+    def _init_agents(self) -> str | None:
+        """Create AGENTS.md or append the section; the report line, or None."""
         section = scaffold.AGENTS_SECTION.encode("utf-8")
         try:
             current = self.agents_path.read_bytes()
         except FileNotFoundError:
-            if self._create_missing(self.agents_path, section + b"\n"):
-                report.append(str(self.agents_path))
-            return report
+            created = self._create_missing(self.agents_path, section + b"\n")
+            return str(self.agents_path) if created else None
         if any(marker.encode("utf-8") in current for marker in scaffold.MARKERS):
-            return report
+            return None
         prefix = current if not current or current.endswith(b"\n") else current + b"\n"
         # write through a symlinked AGENTS.md instead of replacing the link
         atomic.atomic_write(os.path.realpath(self.agents_path), prefix + b"\n" + section + b"\n")
-        report.append(f"appended continuity section to {self.agents_path}")
-        return report
+        return f"appended continuity section to {self.agents_path}"
+
+    def _ignore_lock(self) -> str | None:
+        """Make git ignore the lock file: create ``.gitignore`` or append one line to it.
+
+        Never rewrites the user's lines (the old bytes stay a prefix, CRLF is kept), writes
+        through a symlinked ``.gitignore``, and does nothing when a line already names the lock.
+        Returns the report line, or None when nothing changed.
+        """
+        path = self.root / GITIGNORE
+        entry = GITIGNORE_ENTRY.encode("utf-8")
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            return str(path) if self._create_missing(path, entry + b"\n") else None
+        if any(line.rstrip() in _LOCK_PATTERNS for line in current.split(b"\n")):
+            return None
+        newline = b"\r\n" if b"\r\n" in current else b"\n"
+        prefix = current if not current or current.endswith(b"\n") else current + newline
+        atomic.atomic_write(os.path.realpath(path), prefix + entry + newline)
+        return f"added {GITIGNORE_ENTRY} to {path}"
 
     @staticmethod
     def _create_missing(path: Path, data: bytes) -> bool:
@@ -353,9 +416,12 @@ class DeltaStore:
         with self.lock():
             resolved = self._resolve(ref)  # again: a freeze may have renamed it meanwhile
             self._refuse_frozen(resolved)
-            record, _ = self._load(resolved.path)
+            record, times = self._load(resolved.path)
             record["changes"] = check_new_changes(edit(list(record["changes"])))
-            record["updated_at"] = self._time(updated_at).isoformat()
+            time = self._time(updated_at)
+            if updated_at is not None and time.sort_key() < times.updated.sort_key():
+                raise DeltaError(WENT_BACK.format(times.updated.isoformat(), time.isoformat()))
+            record["updated_at"] = time.isoformat()
             self._validate(record)
             atomic.atomic_write(resolved.path, serialise(record))
         return self._delta_item(record, resolved.name, resolved.rel)
@@ -411,7 +477,7 @@ class DeltaStore:
         return self._parse(path.read_bytes())
 
     def _parse(self, data: bytes) -> tuple[JSONObject, DeltaTimes]:
-        value = _decode_json(data)
+        value = _decode_json(data, text_mode=True)
         times = self._validate(value)
         assert isinstance(value, dict)
         return value, times
@@ -443,13 +509,17 @@ class DeltaStore:
         return deltas + legacy[::-1], delta_warnings + legacy_warnings
 
     def _delta_files(self) -> Iterator[tuple[str, str, bool]]:
-        """(name, path, is a symlink) of every ``*.json`` file directly in changes/, by name."""
+        """(name, path, is a symlink) of every ``*.json`` entry directly in changes/, by name.
+
+        Whatever its type: a directory or a dangling symlink named ``*.json`` is listed too, and
+        reading it gives the prototype's warning instead of a silent skip.
+        """
         try:
             with os.scandir(self.changes_dir) as scan:
                 found = {
                     entry.name: (entry.path, entry.is_symlink())
                     for entry in scan
-                    if entry.name.endswith(naming.SUFFIX) and entry.is_file()
+                    if entry.name.endswith(naming.SUFFIX)
                 }
         except FileNotFoundError:
             return
@@ -473,8 +543,7 @@ class DeltaStore:
                     changes_real = changes_real or Path(os.path.realpath(self.changes_dir))
                     if _inside(Path(os.path.realpath(path)), changes_real) is None:
                         raise DeltaError(OUTSIDE)
-                with open(path, "rb") as handle:
-                    data = handle.read()
+                data = _read_entry(path)
                 record, times = self._parse(data)
             except (DeltaError, OSError) as exc:
                 warnings.append(
@@ -497,12 +566,9 @@ class DeltaStore:
         entries: list[_Entry] = []
         warnings: list[JSONObject] = []
         for number, line in enumerate(data.split(b"\n"), start=1):
-            try:
-                text = line.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                warnings.append({"line": number, "error": str(exc), "skipped": True})
-                continue
-            if not text.strip():
+            if not line.strip():
+                # blank means ASCII whitespace only, as in the prototype: a line of U+3000 or
+                # U+00A0 is not blank, and json.loads reports it
                 continue
             try:
                 value = _decode_json(line)
@@ -546,16 +612,16 @@ class DeltaStore:
             return [e for e in entries if e.legacy_time is not None and e.line < line]
         if LINE_MARK in before:
             time_part, _, line_part = before.partition(LINE_MARK)
-            try:
-                time = timestamps.parse(time_part)
-            except TimestampError as exc:
-                raise DeltaError(str(exc)) from None
-            try:
+            try:  # the line first, then the time, in the prototype's order
                 line = int(line_part)
             except ValueError:
                 raise DeltaError(BAD_CURSOR_LINE) from None
             if line < 1:
                 raise DeltaError(NONPOSITIVE_CURSOR_LINE)
+            try:
+                time = timestamps.parse(time_part)
+            except TimestampError as exc:
+                raise DeltaError(str(exc)) from None
             return following(f"{time.isoformat()}{LINE_MARK}{line}")
         try:
             boundary = timestamps.parse(before)

@@ -2,11 +2,14 @@
 
 Upstream parses with ``datetime.fromisoformat`` after trimming and turning a final ``Z`` into
 ``+00:00``; what that accepts changed between Python 3.10 and 3.11. This module accepts what 3.11
-accepts in the forms the spec lists (extended or basic date and time, ``T`` or a space between
-them, ``HH``/``HH:MM``/``HH:MM:SS``, any number of fraction digits after ``.`` or ``,`` cut to
-six, offsets ``Z``, ``±HH``, ``±HHMM``, ``±HH:MM`` and with seconds), so that a file means the same
-thing on every interpreter. ISO week dates and arbitrary separator characters, which 3.11 also
-lets through, are rejected: see docs/decisions.md.
+accepts wherever 3.11 reads every character the way ISO 8601 means it: extended or basic date
+and time, ``T``, ``t`` or a space between them, ``HH``/``HH:MM``/``HH:MM:SS``, any number of
+fraction digits after ``.`` or ``,`` cut to six, one space before the offset after whole fields
+(git's ``2026-09-21 00:01:00 +0800``), offsets ``Z``, ``±HH``, ``±HHMM``, ``±HH:MM`` and with
+seconds, normalised as 3.11 does (``+00:60`` is ``+01:00``). So a file means the same thing on
+every interpreter. Where 3.11 drops or misreads characters (ISO week dates, any character between
+date and time, a decimal point without digits, a fraction of an hour read as one of a second, a
+character it skips before the offset) the value is rejected: see docs/decisions.md.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ NAIVE = "timestamp must include a timezone offset"
 PATTERN = (
     r"^\s*(?:[0-9]{4}-[0-9]{2}-[0-9]{2}"
     r"|(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{8})[Tt ]"
-    r"(?:[0-9]{2}(?::[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?)?"
-    r"|[0-9]{2}(?:[0-9]{2}(?:[0-9]{2}(?:[.,][0-9]+)?)?)?)"
+    r"(?:(?:[0-9]{2}(?::[0-9]{2}(?::[0-9]{2})?)?|[0-9]{2}(?:[0-9]{2}(?:[0-9]{2})?)?) ?"
+    r"|(?:[0-9]{2}:[0-9]{2}:[0-9]{2}|[0-9]{6})[.,][0-9]+)"
     r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2}(?::?[0-9]{2}(?:[.,][0-9]+)?)?)?))\s*$"
 )
 
@@ -36,12 +39,16 @@ _DATETIME = re.compile(
     (?P<h>[0-9]{2})
     (?: (?P<tsep>:?) (?P<mi>[0-9]{2})
         (?: (?P=tsep) (?P<s>[0-9]{2}) (?: [.,] (?P<f>[0-9]+) )? )? )?
+    (?(f) | (?P<gap>[ ])? )  # one space before the offset, after whole fields only
     (?P<tz> [+-][0-9]{2} (?: (?P<zsep>:?)[0-9]{2} (?: (?P=zsep)[0-9]{2} (?:[.,][0-9]+)? )? )? )?
     """,
     re.VERBOSE | re.ASCII,
 )
+# what every writer produces, with an offset that is already normal (hours below 24, minutes
+# below 60): the only input the fast path hands to fromisoformat
 _CANONICAL = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?[+-][0-9]{2}:[0-9]{2}",
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?"
+    r"[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]",
     re.ASCII,
 )
 _OFFSET = re.compile(
