@@ -337,3 +337,38 @@ def test_examples_are_clean(run_json: RunCLI) -> None:
     code, report = run_json("check", "--all", "--root", str(EXAMPLES / "captures"))
     assert (code, report["findings"]) == (0, [])
     assert report["summary"]["files"] >= 8
+
+
+def _schema_records() -> list[tuple[str, object]]:
+    """Every manifest, reader, delivery and cycle delta of the fixtures and examples, with its
+    schema, and every requirement record of the necessary views."""
+    by_name = {"manifest.json": "loopx-capture-manifest", "delivery.json": "loopx-delivery",
+               "cycle-delta.json": "loopx-cycle-delta"}  # fmt: skip
+    texts = [(k, v) for _, files, *_ in [*BAD, *GOOD] for k, v in files.items()]
+    texts += [(str(p), p.read_text("utf-8")) for p in (EXAMPLES / "captures").rglob("*.json")]
+    found: list[tuple[str, object]] = []
+    for path, text in texts:
+        name = path.rsplit("/", 1)[-1]
+        schema = "loopx-capture-reader" if name.endswith(".reader.json") else by_name.get(name)
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if schema is not None:
+            found.append((schema, value))
+        elif name == "required-context.json" and isinstance(value, dict):
+            found += [("loopx-requirement", r) for r in value.get("requirements", [])]
+    return found
+
+
+@pytest.mark.parametrize(("name", "instance"), _schema_records())
+def test_both_schema_engines_agree(name: str, instance: object) -> None:
+    import jsonschema
+
+    from continuity_checks.core import schemas
+
+    oracle = jsonschema.Draft202012Validator(
+        schemas.load(name), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    expected = {"".join(f"/{p}" for p in e.absolute_path) for e in oracle.iter_errors(instance)}
+    assert {e.pointer for e in schemas.validator(name).errors(instance)} == expected
