@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
-from continuity_checks.checks.captures import DECLARATION, files, history
+from continuity_checks.checks.captures import DECLARATION, files, history, model
 from continuity_checks.checks.captures import rules as cx  # registers the CX rules
+from continuity_checks.core import hashing, strict_json
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import matches
+from continuity_checks.core.parallel import usable_cpus
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 # names claimed in any capture directory, and those claimed only in a decision-<id>/ directory
@@ -62,6 +65,8 @@ class CapturesFamily:
         return kind
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
+        if file.kind in _HASHING:
+            return []  # held against their captures in check_tree, all captures hashed at once
         return self._check(file.path, file.kind, file.data, file.snapshot)[0]
 
     def _check(
@@ -82,38 +87,43 @@ class CapturesFamily:
         return self.claims(path) == "capture"
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
-        """What one file cannot show. Each directory a claimed file is in is checked whole: its
-        family files that were not claimed in this run (pre-commit passes only the changed
-        ones) are checked too, so a changed capture is held against the manifest and reader
-        references beside it. Then: a decision directory holds its delivery and manifest, and
-        one capture and selection have one selection digest across the readers."""
+        """What one file cannot show. Manifests and reader references are held against their
+        captures here, with every capture hashed once (several on a thread pool). Each
+        directory a claimed file is in is checked whole: its family files that were not claimed
+        in this run (pre-commit passes only the changed ones) are checked too, so a changed
+        capture is held against the manifest and reader references beside it. Then: a decision
+        directory holds its delivery and manifest, and one capture and selection have one
+        selection digest across the readers."""
         findings: list[Finding] = []
         done = {c.path for c in claimed}
-        readers: list[files.Reader] = []
-        directories = sorted({posixpath.dirname(c.path) for c in claimed})
+        todo: list[tuple[str, str, bytes]] = []  # what is checked here: (path, kind, bytes)
+        listings: dict[str, list[str]] = {}
         for item in claimed:
-            if item.kind == "reader":
+            if item.kind in _HASHING:
                 data = snapshot.read(item.path)
-                if not isinstance(data, Unreadable):
-                    reader = files.check_reader(item.path, data, snapshot, self.settings)[1]
-                    if reader is not None:
-                        readers.append(reader)
-        for directory in directories:
+                if not isinstance(data, Unreadable):  # the engine reported it already
+                    todo.append((item.path, item.kind, data))
+        for directory in sorted({posixpath.dirname(c.path) for c in claimed}):
             names = snapshot.list(directory)
             if isinstance(names, Unreadable):
                 continue
+            listings[directory] = names
             for name in names:
                 path = f"{directory}/{name}" if directory else name
                 kind = self.claims(path)
                 if kind is None or path in done:
                     continue
                 data = snapshot.read(path)
-                if isinstance(data, Unreadable):
-                    continue  # not a regular file here: nothing this run was asked about
-                found, reader = self._check(path, kind, data, snapshot)
-                findings.extend(found)
-                if reader is not None:
-                    readers.append(reader)
+                if not isinstance(data, Unreadable):  # not a regular file: nothing asked about
+                    todo.append((path, kind, data))
+        hashed = _Hashed(snapshot, _captures_of(todo, snapshot))
+        readers: list[files.Reader] = []
+        for path, kind, data in todo:
+            found, reader = self._check(path, kind, data, hashed)
+            findings.extend(found)
+            if reader is not None:
+                readers.append(reader)
+        for directory, names in listings.items():
             if files.is_decision_dir(directory) and files.PROJECTION in names:
                 for needed in (files.DELIVERY, files.MANIFEST):
                     if needed not in names:
@@ -129,6 +139,63 @@ class CapturesFamily:
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         return history.check_commit(context)
+
+
+_HASHING = frozenset({"manifest", "reader"})  # the kinds that hash a capture
+
+
+def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list[str]:
+    """The captures the manifests and readers of ``todo`` name (only those that stay inside
+    their directory and exist: the checks report the others)."""
+    found = []
+    for path, kind, data in todo:
+        if kind not in _HASHING:
+            continue
+        parsed = strict_json.accepts(data)
+        if parsed is None or not isinstance(parsed[1], dict):
+            continue
+        name = parsed[1].get("capture_file")
+        if model.inside_name(name) is None:
+            assert isinstance(name, str)
+            target = model.join(posixpath.dirname(path), name)
+            if snapshot.exists(target):
+                found.append(target)
+    return sorted(set(found))
+
+
+class _Hashed(Snapshot):
+    """The run's snapshot, with the digests of ``paths`` computed ahead: each file once, and
+    several at a time where there are CPUs for it (hashing releases the interpreter lock)."""
+
+    def __init__(self, inner: Snapshot, paths: list[str]) -> None:
+        super().__init__(inner.limit)
+        self.inner = inner
+        self.commit = inner.commit
+        workers = min(len(paths), usable_cpus())
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                self.digests = dict(zip(paths, pool.map(inner.sha256, paths), strict=True))
+        else:
+            self.digests = {path: inner.sha256(path) for path in paths}
+
+    def read(self, path: str) -> bytes | Unreadable:
+        return self.inner.read(path)
+
+    def size(self, path: str) -> int | Unreadable:
+        return self.inner.size(path)
+
+    def sha256(self, path: str) -> hashing.Digest | Unreadable:
+        found = self.digests.get(path)
+        return found if found is not None else self.inner.sha256(path)
+
+    def list(self, directory: str) -> list[str] | Unreadable:
+        return self.inner.list(directory)
+
+    def exists(self, path: str) -> bool:
+        return self.inner.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return self.inner.is_dir(path)
 
 
 def _selection_consistency(readers: list[files.Reader]) -> list[Finding]:
