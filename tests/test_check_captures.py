@@ -227,6 +227,17 @@ def test_good_fixture_passes(tmp_path: Path, run_json: RunCLI, files: Files) -> 
     assert (code, report["findings"]) == (0, [])
 
 
+def test_the_deltas_store_is_the_deltas_family_s(tmp_path: Path, run_json: RunCLI) -> None:
+    """A capture-like name inside .deltalayer/ is a (bad) delta, reported by deltas only."""
+    write_tree(
+        tmp_path, {".deltalayer/changes/manifest.json": "{", "x/.deltalayer/capture.json": "{"}
+    )
+    code, report = run_json("check", "--all", "--root", str(tmp_path), "--family", "captures")
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 0)
+    _, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert {f["rule"][:2] for f in report["findings"]} == {"CC", "DL"}
+
+
 def test_every_file_rule_has_a_bad_fixture() -> None:
     caught = {rule for _, _, expected in BAD for rule, _, _ in expected}
     file_rules = {r.id for r in all_rules() if r.id.startswith("CX1")}
