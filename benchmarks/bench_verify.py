@@ -7,13 +7,19 @@ touched. Then it times, best of --repeat runs:
 
 - ``git log`` alone with the same options verify uses (the floor set by git),
 - ``continuity verify --range HEAD`` as a user runs it (a new interpreter each time),
+- with ``--against SRC``, the same verify of another version of the code (its ``src``
+  directory, e.g. a ``git worktree`` of an earlier commit), taking turns with this one, so that
+  each pair of runs meets the same machine load; the ratio of each pair and their median,
 
-and prints commits/s. The Python commands run as from an installed package, with bytecode
-caches (pip writes them at install time): the caches go to a scratch directory
-(``PYTHONPYCACHEPREFIX``), written by one warm-up run of each command, even where the environment
-sets ``PYTHONDONTWRITEBYTECODE``. Not part of the test run:
+and prints commits/s. With ``--instructions``, the instructions of one verify run of each
+version are counted with ``valgrind --tool=callgrind`` (the Python process only, not its git
+children; independent of the machine's load, and slow). The Python commands run as from an
+installed package, with bytecode caches (pip writes them at install time): the caches go to a
+scratch directory (``PYTHONPYCACHEPREFIX``), written by one warm-up run of each command, even
+where the environment sets ``PYTHONDONTWRITEBYTECODE``. Not part of the test run:
 
     python benchmarks/bench_verify.py [--commits 10000] [--repeat 5] [--keep DIR]
+        [--against OTHER/src] [--instructions]
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -33,6 +40,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 CHANGES = ".deltalayer/changes"
+SRC = Path(__file__).resolve().parents[1] / "src"
 EPOCH = datetime(2026, 1, 1, 8, 0, tzinfo=timezone(timedelta(hours=8)))
 
 
@@ -116,6 +124,7 @@ class Timing:
     median: float
     cpu: float  # median CPU seconds (user + system) of the command and its children
     output: bytes
+    walls: list[float]  # every timed run, in order
 
 
 def _children_cpu() -> float:
@@ -124,18 +133,18 @@ def _children_cpu() -> float:
 
 
 def timed(
-    commands: list[list[str]], cwd: Path, repeat: int, env: dict[str, str] | None = None
+    commands: list[list[str]], cwd: Path, repeat: int, envs: list[dict[str, str]]
 ) -> list[Timing]:
-    """Wall and CPU time of each command over ``repeat`` rounds after one warm-up round (the
-    commands take turns, so that a change in machine load hits all of them alike), and its
-    last output."""
+    """Wall and CPU time of each command (run with the environment of the same index) over
+    ``repeat`` rounds after one warm-up round (the commands take turns, so that a change in
+    machine load hits all of them alike), and its last output."""
     walls: list[list[float]] = [[] for _ in commands]
     cpus: list[list[float]] = [[] for _ in commands]
     outputs = [b""] * len(commands)
-    for command in commands:
+    for command, env in zip(commands, envs, strict=True):
         subprocess.run(command, cwd=cwd, capture_output=True, env=env)
     for _ in range(repeat):
-        for i, command in enumerate(commands):
+        for i, (command, env) in enumerate(zip(commands, envs, strict=True)):
             cpu, start = _children_cpu(), time.perf_counter()
             result = subprocess.run(command, cwd=cwd, capture_output=True, env=env)
             walls[i].append(time.perf_counter() - start)
@@ -144,9 +153,23 @@ def timed(
                 raise SystemExit(f"{command} failed: {result.stderr.decode()}")
             outputs[i] = result.stdout
     return [
-        Timing(min(w), statistics.median(w), statistics.median(c), out)
+        Timing(min(w), statistics.median(w), statistics.median(c), out, w)
         for w, c, out in zip(walls, cpus, outputs, strict=True)
     ]
+
+
+def instructions(command: list[str], cwd: Path, env: dict[str, str]) -> int:
+    """Instructions of one run of ``command`` (its own process), counted by callgrind."""
+    result = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+    )
+    found = re.search(rb"Collected : (\d+)", result.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind failed: {result.stderr.decode(errors='replace')[-500:]}")
+    return int(found.group(1))
 
 
 def line(label: str, commits: int, t: Timing) -> str:
@@ -170,6 +193,14 @@ def main() -> None:
     parser.add_argument(
         "--keep", type=Path, help="build the repository here and keep it (reused if it exists)"
     )
+    parser.add_argument(
+        "--against", type=Path, help="another version's src directory, timed in turns with this one"
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count the instructions of one verify run of each version (valgrind)",
+    )
     args = parser.parse_args()
     if "GIT_DIR" in os.environ:
         raise SystemExit("unset GIT_DIR before benchmarking")
@@ -181,22 +212,46 @@ def main() -> None:
             built = build(repo, args.commits, args.updates)
             print(f"built {args.commits} commits with git fast-import in {built:.2f} s")
         print(f"{len(list((repo / CHANGES).iterdir()))} deltas at HEAD")
-        from continuity_checks.core.git import LOG_ARGS
+        sys.path.insert(0, str(SRC))
+        from continuity_checks.core.git import LogRequest, log_arguments
 
-        git_log = ["git", *[a for a in LOG_ARGS if a != "--stdin"], "HEAD"]
+        request = LogRequest(trailers=("Continuity-Delta",))  # what engine.verify asks for
+        arguments = [a for a in log_arguments(request) if a != "--stdin"]
+        git_log = ["git", "--no-replace-objects", *arguments, "HEAD"]
         verify = [sys.executable, "-m", "continuity_checks", "verify", "--range", "HEAD"]
         version = [sys.executable, "-m", "continuity_checks", "--version"]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env["PYTHONPYCACHEPREFIX"] = str(Path(scratch) / "pycache")
+        this = {**env, "PYTHONPATH": str(SRC)}
+        commands = [git_log, [*verify, "--format", "json"], version]
+        envs = [env, this, this]
+        if args.against:
+            commands.append([*verify, "--format", "json"])
+            envs.append({**env, "PYTHONPATH": str(args.against.resolve())})
         print(f"load average before the runs: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")
-        floor, total, startup = timed(
-            [git_log, [*verify, "--format", "json"], version], repo, args.repeat, env
-        )
+        floor, total, startup, *other = timed(commands, repo, args.repeat, envs)
         report = json.loads(total.output)
         commits = report["summary"]["commits"]
         print(f"findings: {len(report['findings'])}, commits checked: {commits}")
         print(line("git log alone (same options)", commits, floor))
         print(line("continuity verify --range HEAD", commits, total))
+        if other:
+            [before] = other
+            if json.loads(before.output) != report:
+                raise SystemExit(f"{args.against} reports something else")
+            print(line(f"the same, {args.against}", commits, before))
+            ratios = [a / b for a, b in zip(total.walls, before.walls, strict=True)]
+            print(
+                f"paired wall time, this / {args.against}: median {statistics.median(ratios):.3f}"
+                f" over {len(ratios)} pairs (from {min(ratios):.3f} to {max(ratios):.3f})"
+            )
+        if args.instructions:
+            sides = [("this", this), *([(str(args.against), envs[3])] if other else [])]
+            counts = [instructions(verify, repo, side_env) for _, side_env in sides]
+            for (label, _), count in zip(sides, counts, strict=True):
+                print(f"instructions of verify, {label}: {count:,} ({count / commits:,.0f}/commit)")
+            if len(counts) == 2:
+                print(f"instructions, this / {args.against}: {counts[0] / counts[1]:.3f}")
         print(f"{'continuity --version (start-up)':32s} best {startup.best:.3f} s")
         print(f"interpreter: {sys.executable}")
         print(f"load average after the runs: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -334,3 +336,179 @@ def test_legacy_edge_cases(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> N
     code, report = verify(run_json, repo, "--range", "base..HEAD", "--config", append_only)
     assert (code, found(report)) == (1, [("DL209", other, glued, 2)])
     assert "no final newline" in report["findings"][0]["message"]
+
+
+# --- merges answer for what they bring into the mainline (issue 11) ---------------------------
+
+
+def merge(repo: GitRepo, branch: str, *options: str) -> str:
+    repo.git("merge", "-q", "--no-ff", "--no-edit", *options, branch)
+    return repo.head()
+
+
+def side_branch(repo: GitRepo, change: dict[str, Any]) -> tuple[str, str]:
+    """A branch ``side`` from HEAD with one commit making ``change`` (``delete``, ``files``),
+    an unrelated commit on main, then the merge of ``side`` into main: (side commit, merge)."""
+    repo.git("checkout", "-q", "-b", "side")
+    side = repo.commit("side work", change.get("files"), delete=change.get("delete", ()))
+    repo.git("checkout", "-q", "main")
+    repo.commit("main work", {"src.py": "print()\n"})
+    return side, merge(repo, "side")
+
+
+@pytest.mark.parametrize(
+    ("change", "rule", "path", "line"),
+    [
+        ({"delete": [A_FROZEN]}, "DL207", A_FROZEN, None),
+        ({"delete": [B]}, "DL206", B, None),
+        ({"files": {LEGACY: ""}}, "DL209", LEGACY, 1),
+    ],
+    ids=["frozen-deleted", "delta-deleted", "legacy-emptied"],
+)
+def test_merge_that_keeps_the_other_side(
+    repo: GitRepo,
+    run_json: RunCLI,
+    change: dict[str, Any],
+    rule: str,
+    path: str,
+    line: int | None,
+) -> None:
+    """The merge brings the side branch's change into the mainline: it answers for it, also
+    when the side commit that made it is outside the range, and again when it is inside."""
+    repo.commit("freeze A", {A_FROZEN: A0}, delete=[A], trailers=[A])
+    side, merged = side_branch(repo, change)
+    code, report = verify(run_json, repo, "--range", f"{side}..HEAD")
+    assert (code, found(report)) == (1, [(rule, path, merged, line)])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert sorted(found(report), key=str) == sorted(
+        [(rule, path, side, line), (rule, path, merged, line)], key=str
+    )
+
+
+def test_merge_that_rolls_updated_at_back(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("side: A to 17:00", {A: delta(updated="2026-09-21T17:00:00+08:00")}, trailers=[A])
+    repo.git("checkout", "-q", "main")
+    repo.commit("main: A to 18:00", {A: delta(updated="2026-09-21T18:00:00+08:00")}, trailers=[A])
+    merged = merge(repo, "side", "-X", "theirs")  # the conflict resolved with side's version
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL205", A, merged, 1)])
+
+
+def test_unrelated_history_merge_that_changes_a_source(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.git("checkout", "-q", "--orphan", "other")
+    repo.git("rm", "-q", "-r", "--cached", ".")
+    (repo.path / A).unlink()
+    (repo.path / C).unlink()
+    (repo.path / LEGACY).unlink()
+    repo.commit("other root", {B: delta("2026-09-21T17:00:00+08:00", source="agent")})
+    repo.git("clean", "-q", "-f", "-d")
+    repo.git("checkout", "-q", "-f", "main")
+    merged = merge(repo, "other", "--allow-unrelated-histories", "-X", "theirs")
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL204", B, merged, 1)])
+    assert report["findings"][0]["pointer"] == "/source"
+
+
+# --- no ref or file of the repository shows verify other commits (issue 11) -------------------
+
+
+def test_replace_refs_do_not_hide_a_commit(repo: GitRepo, run_json: RunCLI) -> None:
+    frozen = repo.commit("freeze A", {A_FROZEN: A0}, delete=[A], trailers=[A])
+    edit = repo.commit("edit frozen", {A_FROZEN: A0.replace("first", "rewritten")})
+    repo.git("checkout", "-q", "-b", "decoy", frozen)
+    clean = repo.commit("edit frozen", {"README.md": "y\n"})
+    repo.git("checkout", "-q", "main")
+    repo.git("replace", edit, clean)
+    assert repo.git("log", "-1", "--format=%H", "--", A_FROZEN) == frozen  # git is fooled
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL207", A_FROZEN, edit, 1)])
+
+
+def test_grafts_do_not_hide_a_commit(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit("freeze A", {A_FROZEN: A0}, delete=[A], trailers=[A])
+    edit = repo.commit("edit frozen", {A_FROZEN: A0.replace("first", "rewritten")})
+    later = repo.commit("later", {"src.py": "print()\n"})
+    grafts = repo.path / ".git" / "info" / "grafts"
+    grafts.parent.mkdir(exist_ok=True)
+    grafts.write_text(f"{later} {repo.git('rev-parse', 'base')}\n", encoding="ascii")
+    assert edit not in repo.git("-c", "advice.graftFileDeprecated=false", "log", "--format=%H")
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL207", A_FROZEN, edit, 1)])
+
+
+# --- at most three git processes per run --------------------------------------------------------
+
+
+def verify_spied(
+    run_json: RunCLI, root: Path, spec: str, spy: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], dict[str, Any]]:
+    """``verify --range spec`` with a ``git`` first on PATH that logs each command and runs the
+    real git: the git subcommands it started, and its report."""
+    real = shutil.which("git")
+    assert real is not None
+    spy.mkdir(exist_ok=True)
+    log = spy / "commands"
+    log.write_text("", encoding="utf-8")
+    (spy / "git").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    (spy / "git").chmod(0o755)
+    with monkeypatch.context() as patch:
+        patch.setenv("PATH", f"{spy}{os.pathsep}{os.environ['PATH']}")
+        _, report = run_json("verify", "--root", str(root), "--range", spec)
+    options = ("--no-replace-objects", "--git-dir=")
+    commands = [
+        next(word for word in line.split() if not word.startswith(options))
+        for line in log.read_text(encoding="utf-8").splitlines()
+    ]
+    return commands, report
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a shell script stands in for git")
+def test_three_git_processes_per_run(
+    repo: GitRepo, run_json: RunCLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(3):
+        repo.commit(f"A {n}", {A: delta(updated=f"2026-09-21T16:3{n}:00+08:00")}, trailers=[A])
+    bad = repo.commit("drop B", delete=[B])
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True)
+    work = GitRepo.__new__(GitRepo)
+    work.path = clone
+    work.git("checkout", "-q", "-b", "feature")
+    work.commit("C", {C: delta("2026-09-21T18:00:00+08:00", "2026-09-21T19:00:00+08:00", "claude")})
+    dropped = [("DL206", B, bad, None)]
+    for root, spec, commits, findings in (
+        (repo.path, "base..HEAD", 4, dropped),
+        (repo.path, "HEAD", 5, dropped),
+        (repo.path, "0" * 40 + "..HEAD", 5, dropped),  # no remote-tracking branch: all history
+        (clone, "..HEAD", 1, []),  # the remote-tracking tips come from the same rev-parse
+    ):
+        commands, report = verify_spied(run_json, root, spec, tmp_path / "spy", monkeypatch)
+        # log and cat-file run side by side: either may write its line first
+        assert commands[:1] == ["rev-parse"], spec
+        assert sorted(commands[1:]) == ["cat-file", "log"], spec
+        assert (report["summary"]["commits"], found(report)) == (commits, findings), spec
+
+
+def test_merge_ownership(repo: GitRepo, run_json: RunCLI) -> None:
+    """A merge that brings changes of two deltas into the mainline modifies two deltas: its
+    trailers must name them (docs/history-checks.md, Merges)."""
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("A works", {A: delta(updated="2026-09-21T16:30:00+08:00")}, trailers=[A])
+    repo.commit(
+        "B works",
+        {B: delta("2026-09-21T17:00:00+08:00", "2026-09-21T17:30:00+08:00", "codex")},
+        trailers=[B],
+    )
+    repo.git("checkout", "-q", "main")
+    repo.commit("main work", {"src.py": "print()\n"})
+    repo.git("tag", "before")
+    merged = merge(repo, "side")
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, [f[:3] for f in found(report)]) == (1, [("DL202", A, merged)])
+    repo.git("reset", "-q", "--hard", "before")
+    trailers = f"Continuity-Delta: {A}\nContinuity-Delta: {B}"
+    named = merge(repo, "side", "-m", "Merge side", "-m", trailers)
+    assert named != merged
+    assert verify(run_json, repo, "--range", "base..HEAD")[0] == 0

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import gc
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks import checks
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Change, Claimed, CommitContext, Family, FileInput
+from continuity_checks.core.family import Change, Claimed, Commit, CommitContext, FileInput
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import matches
 from continuity_checks.core.parallel import split_map, usable_cpus
@@ -165,35 +168,53 @@ def verify(
     *,
     only: tuple[str, ...] | None = None,
 ) -> Report:
-    """History mode: check every commit of ``BASE..HEAD``. Raises ``GitError`` (exit 2) for a
-    shallow clone, an unknown ref or a directory that is not a repository.
+    """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
+    (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
 
-    A version larger than ``limits.max-file-bytes`` is not read into memory: the family gets
-    None for it, and the run reports CC008 once per blob, at the first commit that needed it.
+    Each family gets the commits that change its paths (every commit, if it declares so), with
+    the commit fields and trailers it declared, and the trees on both sides of the commit. A
+    version larger than ``limits.max-file-bytes`` is not read into memory: the family gets None
+    for it, and the run reports CC008 once per blob, at the first commit that needed it.
     """
-    from continuity_checks.core.git import Repository, start_early
+    from continuity_checks.core.git import GITLINK, LogRequest, Repository
+    from continuity_checks.core.snapshot import CommitTree
 
-    families = checks.build(config, checks.selected(config, only))
+    chosen = checks.selected(config, only)
+    families = checks.build(config, chosen)
+    request = LogRequest(
+        trailers=tuple(dict.fromkeys(key for d in chosen for key in d.trailers)),
+        fields=frozenset().union(*(d.fields for d in chosen)),
+        gitlinks=any(d.gitlinks for d in chosen),
+    )
+    every_commit = [d.every_commit for d in chosen]
+    see_gitlinks = [d.gitlinks for d in chosen]
     root = Path(os.path.abspath(root))
-    early = start_early(root, revision_range)  # git walks the range while GitPython loads
     report = Report(unit="commit")
     findings: list[Finding] = []
     exclude = config.exclude
+    limit = config.max_file_bytes
     # Which families claim a path, and as what: asked once per path, not once per commit.
-    owners_of: dict[str, list[tuple[Family, str]]] = {}
+    owners_of: dict[str, list[tuple[int, str]]] = {}
 
-    def owners(path: str) -> list[tuple[Family, str]]:
+    def owners(path: str) -> list[tuple[int, str]]:
         found = owners_of.get(path)
         if found is None:
             found = []
             if not (exclude and matches(path, exclude)):
-                found = [(f, kind) for f in families if (kind := f.claims(path)) is not None]
+                found = [
+                    (index, kind)
+                    for index, family in enumerate(families)
+                    if (kind := family.claims(path)) is not None
+                ]
             if len(owners_of) >= _OWNERS_KEPT:
                 owners_of.clear()
             owners_of[path] = found
         return found
 
-    with Repository(root, config.max_file_bytes, early) as repo:
+    with (
+        Repository(root, limit, revision_range=revision_range) as repo,
+        _few_collections(),
+    ):
         base, head = repo.resolve_range(revision_range)
         too_large: list[str] = []  # blobs a family asked for and got None: over the limit
         reported: set[str] = set()
@@ -205,29 +226,26 @@ def verify(
             return data
 
         # the walk fetches ahead the blobs of the paths some family claims
-        for commit, raw_changes in repo.walk(base, head, prefetch=owners):
+        for commit, raw_changes in repo.walk(base, head, prefetch=owners, request=request):
             report.commits += 1
-            if not raw_changes:
-                continue
-            if len(families) == 1:  # the common case, without sorting changes by family
-                family = families[0]
-                changes = [
-                    Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
-                    for c in raw_changes
-                    for _, kind in owners(c.path)
-                ]
-                if changes:
-                    findings.extend(family.check_commit(CommitContext(commit, changes)))
-            else:
-                by_family: dict[str, list[Change]] = {}
-                for c in raw_changes:
-                    for family, kind in owners(c.path):
-                        change = Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
-                        by_family.setdefault(family.name, []).append(change)
-                for family in families:
-                    changes = by_family.get(family.name, [])
-                    if changes:
-                        findings.extend(family.check_commit(CommitContext(commit, changes)))
+            report.commit_order[commit.sha] = report.commits
+            changes: list[list[Change]] = [[] for _ in families]
+            for c in raw_changes:
+                gitlink = GITLINK in (c.old_mode, c.new_mode)
+                for index, kind in owners(c.path):
+                    if not gitlink or see_gitlinks[index]:
+                        changes[index].append(
+                            Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
+                        )
+            trees: tuple[CommitTree, CommitTree] | None = None
+            for index, family in enumerate(families):
+                if not (changes[index] or every_commit[index]):
+                    continue
+                if trees is None:
+                    parent = commit.parents[0] if commit.parents else None
+                    trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
+                context = CommitContext(commit, changes[index], *trees)
+                findings.extend(rewrite_hint(f, commit) for f in family.check_commit(context))
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
@@ -239,7 +257,46 @@ def verify(
     return report
 
 
+def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
+    """A history finding's hint, with how to mend a commit that is already made: a new commit
+    that puts things right would fail the same rule again on the old one, so the commit itself
+    must be rewritten before it is pushed."""
+    if finding.commit != commit.sha:
+        return finding
+    short = commit.sha[:12]
+    if not commit.parents:
+        rebase = "git rebase -i --root"
+    elif commit.is_merge:
+        rebase = f"git rebase -i --rebase-merges {commit.parents[0][:12]}"
+    else:
+        rebase = f"git rebase -i {commit.parents[0][:12]}"
+    how = (
+        f"commit {short} must be rewritten before it is pushed: `{rebase}`, mark {short} "
+        "`edit`, make the change, `git commit --amend`, `git rebase --continue`"
+    )
+    hint = f"{finding.hint}; {how}" if finding.hint else how
+    return dataclasses.replace(finding, hint=hint)
+
+
 _OWNERS_KEPT = 1 << 16
+_YOUNG_COLLECTION = 10_000  # allocations between young collections during the walk (default 700)
+
+
+@contextlib.contextmanager
+def _few_collections() -> Iterator[None]:
+    """The collector's settings for the walk of a range. What exists before it (configuration,
+    families, compiled schemas) lives to the end of the run: frozen, it is out of the
+    collector's way, so that the many short-lived containers of the walk (parsed versions,
+    commits) do not make it traverse all of it again and again. And fewer young collections,
+    since the walk makes almost no reference cycles. Both are undone when the walk ends."""
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(max(thresholds[0], _YOUNG_COLLECTION), *thresholds[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 def _oversized(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from typing import Any, NoReturn
 
@@ -60,18 +59,8 @@ def cli() -> None:
 
 
 def run() -> NoReturn:
-    """The process entry point (the ``continuity`` script, ``python -m continuity_checks``):
-    :func:`main`, then, once the output is flushed, an immediate exit. Tearing the interpreter
-    down (every module, every cached object) costs tens of milliseconds that a one-shot command
-    has no use for: by then every file it wrote is closed and every git process it started has
-    ended."""
-    code = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe: let the interpreter deal with it as always
-        sys.exit(code)
-    os._exit(code)
+    """The process entry point (the ``continuity`` script, ``python -m continuity_checks``)."""
+    sys.exit(main())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from pathlib import Path
 
@@ -18,9 +17,7 @@ from continuity_checks.cli.common import (
     only,
     root_option,
 )
-from continuity_checks.core.config import ConfigError
-
-_YOUNG_COLLECTION = 10_000  # allocations between young collections during the walk (default 700)
+from continuity_checks.core.config import ConfigError, project_root
 
 
 def range_from_environment() -> str | None:
@@ -70,20 +67,11 @@ def verify(
     revision_range = revision_range or range_from_environment()
     if revision_range is None:
         raise fail("no range to verify", "give --range BASE..HEAD, e.g. --range origin/main..HEAD")
-    config = load_config(root, config_path)
-    # What start-up created lives to the end: out of the collector's way, so that the many
-    # short-lived containers of the walk (parsed versions, commits) do not make it traverse all
-    # of it again and again; and fewer young collections, since the walk makes almost no cycles.
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(thresholds[0], _YOUNG_COLLECTION), *thresholds[1:])
+    config = load_config(project_root(root), config_path)  # the top's, from any subdirectory
     try:
         report = engine.verify(root, config, revision_range, only=only(families))
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
     except GitError as exc:
         raise fail(exc.message, exc.hint) from None
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
     raise click.exceptions.Exit(emit(report, fmt))

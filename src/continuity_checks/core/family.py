@@ -16,35 +16,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.git.log import FIELDS
+from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
 
 if TYPE_CHECKING:
     from continuity_checks.core.snapshot import Snapshot
 
 
-class Commit(NamedTuple):
-    """One commit of the range (a tuple: one is made per commit, so it must be cheap)."""
-
-    sha: str
-    parents: tuple[str, ...]
-    subject: str
-    trailers: Mapping[str, tuple[str, ...]]
-
-    @property
-    def is_merge(self) -> bool:
-        return len(self.parents) > 1
-
-
 #: The commit fields a family may ask history mode for (dates are strict ISO 8601).
-COMMIT_FIELDS = frozenset(
-    {
-        "author_name",
-        "author_email",
-        "author_date",
-        "committer_name",
-        "committer_email",
-        "committer_date",
-    }
-)
+COMMIT_FIELDS = frozenset(FIELDS)
 
 
 @dataclass(frozen=True)

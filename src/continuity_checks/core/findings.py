@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
@@ -30,9 +31,11 @@ class Finding:
     commit: str | None = None
     hint: str | None = None
 
-    def sort_key(self) -> tuple[str, str, int, int, str, str, str]:
+    def sort_key(self, commit_order: Mapping[str, int]) -> tuple[int, str, int, int, str, str, str]:
+        """Commits in history order (oldest first; findings without a commit first), then place,
+        rule and message."""
         return (
-            self.commit or "",
+            commit_order.get(self.commit, -1) if self.commit else -1,
             self.path,
             self.line or 0,
             self.column or 0,
@@ -68,10 +71,15 @@ class Report:
     notes: list[str] = field(default_factory=list)
     #: what the run counted: files (``check``) or commits (``verify``)
     unit: str = "file"
+    #: commit id -> its place in the walked range, oldest first (history mode)
+    commit_order: dict[str, int] = field(default_factory=dict)
 
     def sorted_findings(self) -> list[Finding]:
-        unique = {(f.sort_key(), f.severity, f.hint): f for f in self.findings}
-        return [unique[k] for k in sorted(unique, key=lambda k: k[0])]
+        """Each finding once, in a deterministic order: history order of commits, then path,
+        position, rule and message."""
+        order = self.commit_order
+        unique = {(f.sort_key(order), f.commit, f.severity, f.hint): f for f in self.findings}
+        return [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1] or ""))]
 
     @property
     def errors(self) -> int:

@@ -26,13 +26,14 @@ from continuity_checks.core.rules import Rule
 
 if TYPE_CHECKING:
     from continuity_checks.core import hashing
+    from continuity_checks.core.git.objects import GitObject
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CHUNK = 64 * 1024
 _SYMLINK_HOPS = 40  # as the kernel's limit: more is a loop
 _SYMLINK = "120000"
-_TREE = "40000"
+_TREE = "040000"
 _GITLINK = "160000"
 
 
@@ -302,17 +303,10 @@ class WorkTree(Snapshot):
 # --- a commit's tree ----------------------------------------------------------------------------
 
 
-class GitObjectLike(Protocol):
-    sha: str
-    type: str
-    size: int
-    data: bytes | None
-
-
-class ObjectReader(Protocol):
+class ObjectSource(Protocol):
     """What a :class:`CommitTree` needs of the run's git object reader."""
 
-    def read_object(self, spec: str) -> GitObjectLike | None: ...
+    def read_object(self, spec: str) -> GitObject | None: ...
 
 
 class CommitTree(Snapshot):
@@ -324,7 +318,7 @@ class CommitTree(Snapshot):
     kept for the life of the snapshot; blobs are left to the reader's own bounded cache.
     """
 
-    def __init__(self, objects: ObjectReader, commit: str | None, limit: int) -> None:
+    def __init__(self, objects: ObjectSource, commit: str | None, limit: int) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
@@ -347,7 +341,10 @@ class CommitTree(Snapshot):
             elif obj.type != "tree" or obj.data is None:
                 result = Unreadable(directory, cc.UNREADABLE, "expected a directory")
             else:
-                result = parse_tree(obj.data, len(self.commit) // 2)
+                from continuity_checks.core.git.objects import tree_entries  # history mode only
+
+                entries = tree_entries(obj.data, len(self.commit) // 2)
+                result = {e.name: (e.mode, e.sha) for e in entries}
         self._trees[directory] = result
         return result
 
@@ -453,18 +450,3 @@ class CommitTree(Snapshot):
     def is_dir(self, path: str) -> bool:
         found = self._resolve(path)
         return not isinstance(found, Unreadable) and found[1] == _TREE
-
-
-def parse_tree(data: bytes, width: int = 20) -> dict[str, tuple[str, str]]:
-    """``name -> (mode, id)`` of a raw git tree object: ``<mode> <name>\\0<binary id>`` entries,
-    with ids of ``width`` bytes (20 for SHA-1 repositories, 32 for SHA-256)."""
-    entries: dict[str, tuple[str, str]] = {}
-    position, end = 0, len(data)
-    while position < end:
-        space = data.index(b" ", position)
-        nul = data.index(b"\0", space)
-        mode = data[position:space].decode("ascii")
-        name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
-        entries[name] = (mode, data[nul + 1 : nul + 1 + width].hex())
-        position = nul + 1 + width
-    return entries

@@ -1,0 +1,427 @@
+"""The repository that contains the root, the range to verify, and the life of git's processes.
+
+A ``verify`` run starts three git processes, whatever the number of commits:
+
+- one ``git rev-parse`` that finds the repository from the root (any directory of the work
+  tree), tells whether it is a shallow clone and which object format it uses, and resolves the
+  range's revisions (and, for an empty base, the remote-tracking tips);
+- one ``git log`` of the whole range (:mod:`.log`);
+- one persistent ``git cat-file --batch`` for contents (:mod:`.objects`).
+
+Every process runs with replace refs and grafts turned off, so that no ref or file in the
+repository can show verify other commits than the ones the range holds, and with
+``--git-dir`` given, so that a ``GIT_DIR`` a git hook exported cannot redirect it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, NamedTuple
+
+from continuity_checks.core.git.errors import (
+    FETCH_HINT,
+    GIT_HINT,
+    INSTALL_HINT,
+    RANGE_HINT,
+    REPOSITORY_HINT,
+    UNKNOWN_REF_HINT,
+    GitError,
+)
+from continuity_checks.core.git.log import (
+    GITLINK,
+    Commit,
+    LogRequest,
+    RawChange,
+    log_arguments,
+    parse_log,
+)
+from continuity_checks.core.git.objects import (
+    BATCH_BLOBS,
+    HEX,
+    GitObject,
+    ObjectReader,
+    TreeEntry,
+)
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+#: What a range excludes: one base commit, several (new-branch push: every remote-tracking
+#: tip), or nothing (every commit reachable from HEAD).
+Base = str | tuple[str, ...] | None
+
+GIT = "git"
+_ZEROS = frozenset({"0" * 40, "0" * 64})
+_BATCH_COMMITS = 128
+_PIPE_BYTES = 1 << 20  # the default /proc/sys/fs/pipe-max-size
+_ID_BYTES = {"sha1": 20, "sha256": 32}
+
+#: Variables that point git at a repository, or at files of one, that a git hook may have
+#: exported for another purpose: the repository is the one that contains the root, as found.
+_REPOSITORY_ENV = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_PREFIX",
+        "GIT_SHALLOW_FILE",
+        "GIT_GRAFT_FILE",
+    }
+)
+
+
+def parse_range(spec: str) -> tuple[str | None, str]:
+    """Split a range into its base and head expressions.
+
+    ``BASE..HEAD`` → (BASE, HEAD); a single revision → (None, it): every reachable commit. An
+    empty HEAD means ``HEAD``; an empty or all-zeros BASE (a new branch in a pre-push hook) is
+    returned as ``""`` and means "not on any remote-tracking branch".
+    """
+    text = spec.strip()
+    if not text or "..." in text or text.count("..") > 1:
+        raise GitError(f"malformed range {spec!r}", RANGE_HINT)
+    if ".." not in text:
+        base: str | None = None
+        head = text
+    else:
+        base, _, head = text.partition("..")
+        base = "" if base in _ZEROS else base
+        head = head or "HEAD"
+    for rev in (base, head):
+        if rev and (rev.startswith("-") or any(c.isspace() or c in "\0" for c in rev)):
+            raise GitError(f"malformed range {spec!r}: {rev!r} is not a revision", RANGE_HINT)
+    return base, head
+
+
+def environment() -> dict[str, str]:
+    """The environment of every git process of a run."""
+    env = {k: v for k, v in os.environ.items() if k not in _REPOSITORY_ENV}
+    # Grafts (.git/info/grafts) rewrite parents as replace refs do; a graft file that cannot be
+    # opened means none, and unlike an empty one it draws no deprecation notice.
+    env["GIT_GRAFT_FILE"] = ""
+    return env
+
+
+class _Answer(NamedTuple):
+    git_dir: Path
+    top: Path | None  # None outside a work tree (a bare repository)
+    shallow: bool
+    object_format: str
+    ids: list[str]  # the revisions asked for, resolved, then the remote-tracking tips
+
+
+class Repository:
+    """The repository that contains ``root``; a context manager that ends its git processes.
+
+    With ``revision_range``, finding the repository and resolving the range are one git command,
+    and :meth:`resolve_range` of that range answers from it. ``max_blob_bytes``: versions larger
+    than this are never read into memory (see :class:`ObjectReader`).
+    """
+
+    def __init__(
+        self,
+        root: Path,
+        max_blob_bytes: int | None = None,
+        *,
+        revision_range: str | None = None,
+    ) -> None:
+        self._env = environment()
+        parsed = parse_range(revision_range) if revision_range is not None else None
+        if not os.path.isdir(root):
+            raise GitError(f"not a git repository: {root}", REPOSITORY_HINT)
+        answer = self._rev_parse(Path(root), None, revision_range, parsed)
+        self.git_dir = answer.git_dir
+        #: Where git's processes run: the top of the work tree, or the git directory.
+        self.top = answer.top or answer.git_dir
+        self.shallow = answer.shallow
+        self.object_format = answer.object_format
+        self._resolved: dict[str, tuple[Base, str]] = {}
+        if revision_range is not None and parsed is not None:
+            self._resolved[revision_range] = _range_of(parsed, answer.ids)
+        self.objects = ObjectReader(
+            self._start_cat_file,
+            _stop,
+            max_blob_bytes,
+            _ID_BYTES.get(answer.object_format, 20),
+        )
+
+    # --- life cycle -----------------------------------------------------------------------------
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the cat-file process (a walk ends its git log itself)."""
+        self.objects.close()
+
+    def _popen(self, args: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        return _popen([f"--git-dir={self.git_dir}", *args], self._env, self.top, **kwargs)
+
+    def _start_cat_file(self) -> subprocess.Popen[bytes]:
+        process = self._popen(
+            ["cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # a failure shows as a "missing" answer or an end
+            bufsize=1 << 16,
+        )
+        _widen(process.stdout)
+        return process
+
+    # --- the range ------------------------------------------------------------------------------
+
+    def resolve_range(self, spec: str) -> tuple[Base, str]:
+        """The base (see :data:`Base`) and head commit of ``spec``.
+
+        Raises GitError for a malformed range, a shallow clone and an unknown revision.
+        """
+        resolved = self._resolved.get(spec)
+        if resolved is None:
+            parsed = parse_range(spec)
+            answer = self._rev_parse(self.top, self.git_dir, spec, parsed)
+            resolved = self._resolved[spec] = _range_of(parsed, answer.ids)
+        return resolved
+
+    def _rev_parse(
+        self,
+        cwd: Path,
+        git_dir: Path | None,
+        spec: str | None,
+        parsed: tuple[str | None, str] | None,
+    ) -> _Answer:
+        """One ``git rev-parse``: the repository (found from ``cwd`` unless ``git_dir`` is
+        given), then the range's commits. Its errors in their order of precedence: not a
+        repository, a shallow clone (git answers that before it looks at the revisions), an
+        unknown revision."""
+        revisions: list[str] = []
+        remotes = False
+        if parsed is not None:
+            base, head = parsed
+            revisions.append(head)
+            if base:
+                revisions.append(base)
+            remotes = base == ""
+        command = [
+            *([f"--git-dir={git_dir}"] if git_dir is not None else []),
+            "rev-parse",
+            "--absolute-git-dir",
+            "--is-inside-work-tree",
+            "--show-cdup",  # printed inside a work tree only
+            "--is-shallow-repository",
+            "--show-object-format",
+            *(f"{rev}^{{commit}}" for rev in revisions),
+            *(["--remotes"] if remotes else []),
+            "--",  # an unknown revision is an error, never taken for a path
+        ]
+        process = _popen(command, self._env, cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = (stream.decode("utf-8", "replace") for stream in process.communicate())
+        lines = out.split("\n")
+        inside = lines[1:2] == ["true"]
+        ids_from = 5 if inside else 4
+        if len(lines) <= ids_from or lines[ids_from - 1] not in _ID_BYTES:
+            message = _first_line(err)
+            if "not a git repository" in message:
+                raise GitError(f"not a git repository: {cwd}", REPOSITORY_HINT)
+            raise GitError(message or "git rev-parse failed", GIT_HINT)
+        shallow = lines[ids_from - 2] == "true"
+        if shallow and parsed is not None:
+            raise GitError(
+                "shallow clone: commits before the fetched depth are missing, so history cannot "
+                "be verified",
+                FETCH_HINT,
+            )
+        ids = [line for line in lines[ids_from:] if line and line != "--"]
+        for index, rev in enumerate(revisions):
+            if index >= len(ids) or not HEX.fullmatch(ids[index]):
+                raise GitError(f"unknown revision {rev!r} in range {spec!r}", UNKNOWN_REF_HINT)
+        if process.returncode != 0 or lines[-2:] != ["--", ""]:
+            raise GitError(_first_line(err) or "git rev-parse failed", GIT_HINT)
+        top = None
+        if inside:
+            top = Path(os.path.normpath(os.path.join(os.path.realpath(cwd), lines[2])))
+        return _Answer(Path(lines[0]), top, shallow, lines[ids_from - 1], ids)
+
+    # --- the walk -------------------------------------------------------------------------------
+
+    def walk(
+        self,
+        base: Base,
+        head: str,
+        prefetch: Callable[[str], object] | None = None,
+        request: LogRequest | None = None,
+    ) -> Iterator[tuple[Commit, list[RawChange]]]:
+        """Every commit of the range, oldest first (parents before children), with its changes
+        against its first parent; commits without changes too. ``request``: the trailers and
+        fields each commit carries, and whether gitlinks are reported.
+
+        With ``prefetch``, commits are read ahead in small batches, and the blob ids of both
+        versions of each modified path it accepts (returns a true value for) are sent to
+        cat-file one batch ahead: while the caller works on one batch, cat-file is already
+        reading the next one's blobs, and :meth:`read_blob` mostly answers from memory. Added
+        and deleted files are read on demand.
+        """
+        request = request or LogRequest()
+        revs = [head]
+        if isinstance(base, str):
+            revs.append("^" + base)
+        elif base:
+            revs.extend("^" + b for b in base)
+        for rev in revs:
+            if not HEX.fullmatch(rev.lstrip("^")):
+                raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+        with tempfile.TemporaryFile() as stderr:  # a file: git can never block on it
+            process = self._popen(
+                log_arguments(request),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+            )
+            try:
+                _widen(process.stdout)
+                assert process.stdin is not None and process.stdout is not None
+                try:
+                    process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
+                    process.stdin.close()
+                except OSError:
+                    pass  # git ended at once: its status and stderr tell why
+                commits = parse_log(_chunks(process.stdout), request)
+                if prefetch is None:
+                    yield from commits
+                else:
+                    self.objects.start()  # while git log walks the range
+                    yield from self._ahead(_batches(commits, prefetch))
+                if process.wait() != 0:
+                    stderr.seek(0)
+                    message = _first_line(stderr.read().decode("utf-8", "replace"))
+                    raise GitError(f"git log failed: {message}", GIT_HINT)
+            finally:
+                _stop(process)
+
+    def _ahead(
+        self, batches: Iterator[tuple[list[tuple[Commit, list[RawChange]]], list[str]]]
+    ) -> Iterator[tuple[Commit, list[RawChange]]]:
+        """The commits of ``batches``, each batch yielded once its blobs are in memory and the
+        next batch's blobs have been asked for."""
+        pending: list[tuple[Commit, list[RawChange]]] | None = None
+        for batch, blobs in batches:
+            self.objects.request(blobs)
+            if pending is not None:
+                yield from pending
+            pending = batch
+        if pending is not None:
+            yield from pending
+
+    # --- objects (see ObjectReader) -------------------------------------------------------------
+
+    @property
+    def oversized(self) -> dict[str, int]:
+        """Blobs larger than ``max_blob_bytes`` (id -> size): their contents were never kept."""
+        return self.objects.oversized
+
+    def read_blob(self, sha: str) -> bytes | None:
+        return self.objects.read_blob(sha)
+
+    def read_object(self, spec: str) -> GitObject | None:
+        return self.objects.read_object(spec)
+
+    def tree_entries(self, data: bytes) -> list[TreeEntry]:
+        return self.objects.tree_entries(data)
+
+
+def _range_of(parsed: tuple[str | None, str], ids: list[str]) -> tuple[Base, str]:
+    base, _ = parsed
+    if base is None:
+        return None, ids[0]
+    if base == "":
+        tips = tuple(sorted({i for i in ids[1:] if HEX.fullmatch(i)}))
+        return tips or None, ids[0]
+    return ids[1], ids[0]
+
+
+def _popen(
+    args: list[str], env: dict[str, str], cwd: Path, **kwargs: Any
+) -> subprocess.Popen[bytes]:
+    """Start ``git <args>``, with replace refs off (git passes that on to any git it starts)."""
+    try:
+        return subprocess.Popen([GIT, "--no-replace-objects", *args], env=env, cwd=cwd, **kwargs)
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc}", INSTALL_HINT) from None
+
+
+def _widen(stream: IO[bytes] | None) -> None:
+    """Let git write up to _PIPE_BYTES ahead of us (Linux; elsewhere the pipe keeps its size):
+    with the default 64 KiB, cat-file stops after a few blobs until they are read, and each
+    later answer costs a round of wake-ups."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if stream is None or set_size is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(stream.fileno(), set_size, _PIPE_BYTES)
+
+
+def _stop(process: subprocess.Popen[Any]) -> None:
+    """Close our ends of its pipes (git then ends on its own), wait, and kill it if it does not."""
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _batches(
+    commits: Iterator[tuple[Commit, list[RawChange]]], prefetch: Callable[[str], object]
+) -> Iterator[tuple[list[tuple[Commit, list[RawChange]]], list[str]]]:
+    """Commits in groups of up to _BATCH_COMMITS, each with the blob ids of both versions of
+    the modified files ``prefetch`` accepts (about BATCH_BLOBS of them at most); a gitlink's
+    ids name commits of another repository, not blobs."""
+    batch: list[tuple[Commit, list[RawChange]]] = []
+    blobs: list[str] = []
+    for item in commits:
+        batch.append(item)
+        for change in item[1]:
+            if (
+                change.status == "M"
+                and prefetch(change.path)
+                and GITLINK not in (change.old_mode, change.new_mode)
+            ):
+                blobs += (change.old_blob or "", change.new_blob or "")
+        if len(batch) >= _BATCH_COMMITS or len(blobs) >= BATCH_BLOBS:
+            yield batch, blobs
+            batch, blobs = [], []
+    if batch:
+        yield batch, blobs
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _chunks(stream: IO[bytes], chunk_size: int = 1 << 16) -> Iterator[bytes]:
+    """The output of a process as it arrives."""
+    fd = stream.fileno()
+    while chunk := os.read(fd, chunk_size):
+        yield chunk
