@@ -383,3 +383,48 @@ def test_both_schema_engines_agree(name: str, instance: object) -> None:
     )
     expected = {"".join(f"/{p}" for p in e.absolute_path) for e in oracle.iter_errors(instance)}
     assert {e.pointer for e in schemas.validator(name).errors(instance)} == expected
+
+
+def _check(root: Path) -> list[tuple[str, str, str | None]]:
+    from continuity_checks import engine
+    from continuity_checks.core.config import Config
+
+    report = engine.check(root, Config(), under=("",), only=("captures",))
+    return [(f.rule, f.path, f.pointer) for f in report.findings if f.severity.value == "error"]
+
+
+def _flip(text: str, index: int) -> str:
+    """``text`` with the character at ``index`` replaced by another of the same kind (a hex
+    digit by another hex digit), so that only that one byte changes."""
+    old = text[index]
+    new = {"0": "1"}.get(old, "0") if old in "0123456789abcdef" else ("x" if old != "x" else "y")
+    return text[:index] + new + text[index + 1 :]
+
+
+def test_one_changed_byte_is_caught_everywhere_it_matters(tmp_path: Path) -> None:
+    """Every byte of the capture, every hex digit of every pinned digest, and every byte of
+    the shared record in the necessary view: each change alone is an error naming the file that
+    pins it (with the pointer of the pin)."""
+    files = build()
+    capture_digest = sha(files[C])
+    cases: list[tuple[str, int, tuple[str, str, str]]] = []
+    step = max(1, len(files[C]) // 60)
+    cases += [(C, i, ("CX104", M, "/capture_sha256")) for i in range(0, len(files[C]), step)]
+    start = files[M].index(capture_digest)
+    cases += [(M, start + i, ("CX104", M, "/capture_sha256")) for i in range(64)]
+    start = files[R].index(capture_digest)
+    cases += [(R, start + i, ("CX111", R, "/capture_sha256")) for i in range(64)]
+    start = files[D].index(sha(files[P]))
+    cases += [(D, start + i, ("CX121", D, "/projection_sha256")) for i in range(64)]
+    shared_at = files[RC].index('"first_open_items"')
+    shared_end = files[RC].index("]", shared_at)
+    cases += [
+        (RC, i, ("CX121", D, "/required_context_sha256")) for i in range(shared_at, shared_end, 7)
+    ]
+    caught = 0
+    for path, index, expected in cases:
+        root = tmp_path / f"m{caught}"
+        write_tree(root, {**files, path: _flip(files[path], index)})
+        assert expected in _check(root), (path, index)
+        caught += 1
+    assert caught == len(cases) > 250
