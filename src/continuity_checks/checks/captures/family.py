@@ -93,7 +93,8 @@ class CapturesFamily:
         captures here, with every capture hashed once (several on a thread pool). Each
         directory a claimed file is in is checked whole: its family files that were not claimed
         in this run (pre-commit passes only the changed ones) are checked too, so a changed
-        capture is held against the manifest and reader references beside it. Then: a decision
+        capture is held against the manifest and reader references beside it (the documents
+        those pin are not parsed again: a change to one shows at its pins). Then: a decision
         directory holds its delivery and manifest, and one capture and selection have one
         selection digest across the readers."""
         findings: list[Finding] = []
@@ -113,7 +114,7 @@ class CapturesFamily:
             for name in names:
                 path = f"{directory}/{name}" if directory else name
                 kind = self.claims(path)
-                if kind is None or path in done:
+                if kind is None or kind in _PINNED or path in done:
                     continue
                 data = snapshot.read(path)
                 if not isinstance(data, Unreadable):  # not a regular file: nothing asked about
@@ -144,6 +145,9 @@ class CapturesFamily:
 
 
 _HASHING = frozenset({"manifest", "reader"})  # the kinds that hash a capture
+# documents that other files pin by digest: a change to one is caught at the files that pin it,
+# so a neighbour of a claimed file is not parsed again (a capture can be large)
+_PINNED = frozenset({"capture", "required-context", "cycle-base"})
 
 
 def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list[str]:

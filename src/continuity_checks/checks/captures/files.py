@@ -371,18 +371,22 @@ def check_stubs(c: Checker) -> None:
             )
 
 
+class _Bytes(bytes):
+    """A neighbour capture's bytes, searched by pointer without parsing it whole."""
+
+
 def _capture_of(c: Checker) -> Any:
     """The capture of the decision (or capture directory) this document belongs to, for
-    supporting_material_pointer: the document itself when it is the capture."""
+    supporting_material_pointer: the document's value when it is the capture, else the
+    capture's bytes (:class:`_Bytes`), or MISSING."""
     name = posixpath.basename(c.path)
     assert c.doc is not None
     if name in (CAPTURE, PROJECTION):
         return c.doc.value
     candidate = PROJECTION if is_decision_dir(c.directory) else CAPTURE
     path = model.join(c.directory, candidate)
-    if not c.snapshot.exists(path):
-        return model.MISSING
-    return c.document(path, "", report=False)
+    data = c.snapshot.read(path) if c.snapshot.exists(path) else None
+    return model.MISSING if data is None or isinstance(data, Unreadable) else _Bytes(data)
 
 
 def check_requirements(c: Checker) -> None:
@@ -491,9 +495,12 @@ def _check_support(c: Checker, capture: Any, pointer: str, at: str) -> None:
         )
         return
     try:
-        target = model.resolve(capture, pointer)
-    except model.PointerError as exc:
-        c.at(cx.SUPPORT_POINTER, at, f"expected an RFC 6901 pointer: {exc}")
+        if isinstance(capture, _Bytes):
+            target = model.select(capture, [pointer])[0]
+        else:
+            target = model.resolve(capture, pointer)
+    except (model.PointerError, model.ScanError) as exc:
+        c.at(cx.SUPPORT_POINTER, at, f"expected a pointer that resolves in the capture: {exc}")
         return
     if target is model.MISSING:
         c.at(
@@ -564,31 +571,14 @@ def check_reader(
             f"{quote(value['capture_sha256'])}",
         )
         return c.findings, None
-    document = c.document(capture, "/capture_file", report=False)
-    selected: list[dict[str, Any]] = []
-    if document is not model.MISSING:
-        for index, pointer in enumerate(select):
-            try:
-                got = model.resolve(document, pointer)
-            except model.PointerError as exc:
-                c.at(cx.READER_POINTER, f"/select/{index}", f"expected an RFC 6901 pointer: {exc}")
-                continue
-            if got is model.MISSING:
-                c.at(
-                    cx.READER_POINTER,
-                    f"/select/{index}",
-                    f"expected {quote(pointer)} to resolve in {capture}, found nothing there "
-                    "(the whole reference fails)",
-                )
-            else:
-                selected.append({"pointer": pointer, "value": got})
+    selected = _select(c, capture, select)
     depth = value.get("list_depth")
     stated = parse_digest(value["selection_sha256"])
     assert stated is not None
-    resolved_all = document is not model.MISSING and len(selected) == len(select)
+    resolved_all = selected is not None and len(selected) == len(select)
     if settings.selection_digest == "H1":
         expected: str | None = model.selection_h1(pinned, select, depth)
-    elif settings.selection_digest == "H2" and resolved_all:
+    elif settings.selection_digest == "H2" and selected is not None and resolved_all:
         expected = model.selection_h2(selected)
     else:
         expected = None
@@ -602,6 +592,43 @@ def check_reader(
     if "command" in value:
         _check_command(c, value)
     return c.findings, Reader(path, capture, pinned, tuple(select), depth, stated)
+
+
+def _select(c: Checker, capture: str, select: list[Any]) -> list[dict[str, Any]] | None:
+    """``[{pointer, value}]`` of the pointers that resolve in the capture (each one that does
+    not is a finding), found by scanning its bytes: only the selected values are parsed, so a
+    reference to a large capture costs a scan, not a parse. None when the capture cannot be
+    read or followed."""
+    data = c.snapshot.read(capture)
+    if isinstance(data, Unreadable):
+        c.unreadable(data, "/capture_file")
+        return None
+    valid: list[tuple[int, str]] = []
+    for index, pointer in enumerate(select):
+        try:
+            model.tokens(pointer)
+            valid.append((index, pointer))
+        except model.PointerError as exc:
+            c.at(cx.READER_POINTER, f"/select/{index}", f"expected an RFC 6901 pointer: {exc}")
+    try:
+        values = model.select(data, [p for _, p in valid])
+    except model.ScanError as exc:
+        c.at(
+            cx.READER_POINTER, "/select", f"expected {capture} to be JSON along the pointers: {exc}"
+        )
+        return None
+    selected = []
+    for (index, pointer), found in zip(valid, values, strict=True):
+        if found is model.MISSING:
+            c.at(
+                cx.READER_POINTER,
+                f"/select/{index}",
+                f"expected {quote(pointer)} to resolve in {capture}, found nothing there "
+                "(the whole reference fails)",
+            )
+        else:
+            selected.append({"pointer": pointer, "value": found})
+    return selected
 
 
 def _check_command(c: Checker, value: dict[str, Any]) -> None:
