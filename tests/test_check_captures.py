@@ -227,15 +227,21 @@ def test_good_fixture_passes(tmp_path: Path, run_json: RunCLI, files: Files) -> 
     assert (code, report["findings"]) == (0, [])
 
 
-def test_the_deltas_store_is_the_deltas_family_s(tmp_path: Path, run_json: RunCLI) -> None:
-    """A capture-like name inside .deltalayer/ is a (bad) delta, reported by deltas only."""
-    write_tree(
-        tmp_path, {".deltalayer/changes/manifest.json": "{", "x/.deltalayer/capture.json": "{"}
-    )
+def test_other_families_stores_are_theirs(tmp_path: Path, run_json: RunCLI) -> None:
+    """A capture-like name inside .deltalayer/ or .dsh/ is the deltas or working-state family's
+    file, reported by that family only."""
+    files = {
+        ".deltalayer/changes/manifest.json": "{",
+        "x/.deltalayer/capture.json": "{",
+        ".dsh/project/manifest.json": "{",
+    }
+    write_tree(tmp_path, files)
     code, report = run_json("check", "--all", "--root", str(tmp_path), "--family", "captures")
     assert (code, report["findings"], report["summary"]["files"]) == (0, [], 0)
     _, report = run_json("check", "--all", "--root", str(tmp_path))
-    assert {f["rule"][:2] for f in report["findings"]} == {"CC", "DL"}
+    assert not [f for f in report["findings"] if f["rule"].startswith("CX")]
+    reported = {f["path"] for f in report["findings"]}
+    assert {".deltalayer/changes/manifest.json", ".dsh/project/manifest.json"} <= reported
 
 
 def test_every_file_rule_has_a_bad_fixture() -> None:

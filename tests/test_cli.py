@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,7 +56,7 @@ def test_json_format_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_clean_run_says_so(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "check", "--all", "--root", str(EXAMPLES))
-    assert (code, out) == (0, "13 files checked: no problems\n")
+    assert code == 0 and re.fullmatch(r"\d+ files checked: no problems\n", out)
 
 
 @pytest.mark.parametrize(
@@ -131,7 +132,8 @@ def test_rules_page_is_current(capsys: pytest.CaptureFixture[str]) -> None:
 def test_module_entry_point(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(EXAMPLES)],
                             capture_output=True, text=True, check=False)  # fmt: skip
-    assert (result.returncode, result.stdout) == (0, "13 files checked: no problems\n")
+    assert result.returncode == 0
+    assert re.fullmatch(r"\d+ files checked: no problems\n", result.stdout)
 
 
 def test_schema_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,12 +13,23 @@ from continuity_checks.checks.deltas import timestamps
 from continuity_checks.core import schemas, strict_json
 from tests.conftest import CORPUS, EXAMPLES
 from tests.test_check_deltas import BAD, GOOD_CASES
+from tests.test_working_state import BAD as WS_BAD
+from tests.test_working_state import GOOD_CASES as WS_GOOD
 
 DELTA, LEGACY = "deltalayer-conversation-delta", "deltalayer-legacy-record"
+#: the DSH schemas, by the file name they apply to
+DSH = {
+    "WORKING_STATE.json": "dsh-working-state",
+    "state.json": "dsh-project-state",
+    "RUNTIME_POLICY.json": "dsh-runtime-policy",
+    "EXECUTION_POLICY.json": "dsh-execution-policy",
+    "ACTIVE_REQUIREMENTS.json": "dsh-active-requirements",
+    "SOURCE_INDEX.json": "dsh-source-index",
+}
 
 
 def test_shipped_schemas_are_valid_draft_2020_12() -> None:
-    assert [n for n in schemas.names() if n.startswith("deltalayer-")] == [DELTA, LEGACY]
+    assert {DELTA, LEGACY, "provenance-manifest", *DSH.values()} <= set(schemas.names())
     for name in schemas.names():
         schema = schemas.load(name)
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -59,6 +70,21 @@ def records() -> list[tuple[str, object]]:
             doc = strict_json.parse(line)  # what the loader lets through reaches the schema
             if isinstance(doc, strict_json.Document):
                 found.append((name, doc.value))
+    dsh_texts = [
+        (k, v if isinstance(v, str) else v.decode("utf-8", "replace"))
+        for _, files, *_ in [*WS_BAD, *WS_GOOD]
+        for k, v in files.items()
+    ]
+    dsh_texts += [(str(p), p.read_text("utf-8")) for p in (CORPUS / "dsh").rglob("*.json")]
+    dsh_texts += [
+        (str(p), p.read_text("utf-8")) for p in EXAMPLES.rglob("*.json") if ".dsh" in p.parts
+    ]
+    for path, text in dsh_texts:
+        base = path.rsplit("/", 1)[-1]
+        dsh_name = DSH.get("WORKING_STATE.json" if "WORKING_STATE" in base else base)
+        doc = strict_json.parse(text)
+        if dsh_name is not None and isinstance(doc, strict_json.Document):
+            found.append((dsh_name, doc.value))
     return found
 
 

@@ -36,7 +36,7 @@ def test_everything_follows_from_the_declaration(with_example: None) -> None:
     assert (hook.id, hook.files, hook.entry) == (
         "check-notes",
         r"(^|/)notes/",
-        "continuity check --family notes",
+        "continuity check --staged --family notes",
     )
 
 

@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING
 from continuity_checks import checks
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Change, Claimed, Commit, CommitContext, FileInput
+from continuity_checks.core.family import (
+    STAGED,
+    Change,
+    Claimed,
+    Commit,
+    CommitContext,
+    Declaration,
+    Family,
+    FileInput,
+)
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import matches
 from continuity_checks.core.parallel import split_map, usable_cpus
@@ -87,16 +96,19 @@ def check(
     *,
     under: Sequence[str] = (),
     stdin: tuple[str, bytes] | None = None,
+    staged: bool = False,
     only: tuple[str, ...] | None = None,
     jobs: int | None = None,
 ) -> Report:
     """File mode. ``paths`` are root-relative: files, and directories that stand for every file
     under them; ``under`` are root-relative directories whose every file is checked (``--all``);
     ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
-    family claims are named in a note. ``jobs`` processes share a large batch (default: one per
-    usable CPU from PARALLEL_FROM files on)."""
+    family claims are named in a note. With ``staged``, the history rules also judge what is
+    staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
+    processes share a large batch (default: one per usable CPU from PARALLEL_FROM files on)."""
     root = Path(os.path.abspath(root))
-    families = checks.build(config, checks.selected(config, only))
+    chosen = checks.selected(config, only)
+    families = checks.build(config, chosen)
     snapshot = WorkTree(root, config.max_file_bytes)
     notes: list[str] = []
     candidates: list[str] = []
@@ -158,7 +170,53 @@ def check(
     for index, family in enumerate(families):
         if claimed[index]:
             findings.extend(family.check_tree(snapshot, claimed[index]))
+    if staged:
+        findings.extend(check_staged(root, config, chosen, families))
     return Report(findings=apply_severity(config, findings), files=len(work), notes=notes)
+
+
+def check_staged(
+    root: Path, config: Config, chosen: Sequence[Declaration], families: Sequence[Family]
+) -> list[Finding]:
+    """The history rules applied to the one prospective commit: what the index changes against
+    ``HEAD``, with the index's tree as the commit's and ``HEAD``'s as its parent's. Findings
+    carry the commit id ``staged``. Raises GitError outside a repository."""
+    from continuity_checks.core.git import GITLINK, Repository
+    from continuity_checks.core.snapshot import CommitTree
+
+    limit = config.max_file_bytes
+    findings: list[Finding] = []
+    with Repository(root, limit) as repo:
+        raw_changes = repo.staged(any(d.gitlinks for d in chosen))
+        changes: list[list[Change]] = [[] for _ in families]
+        for c in raw_changes:
+            if config.exclude and matches(c.path, config.exclude):
+                continue
+            gitlink = GITLINK in (c.old_mode, c.new_mode)
+            for index, family in enumerate(families):
+                kind = family.claims(c.path)
+                if kind is not None and (not gitlink or chosen[index].gitlinks):
+                    changes[index].append(
+                        Change(c.path, kind, c.status, c.old_blob, c.new_blob, repo.read_blob)
+                    )
+        wanted = [bool(changes[i]) or d.every_commit for i, d in enumerate(chosen)]
+        if not any(wanted):
+            return findings
+        head = repo.head()
+        fields: dict[str, str] = {}
+        asked = frozenset().union(*(d.fields for d in chosen))
+        for who in ("author", "committer"):
+            if any(name.startswith(who) for name in asked):
+                name, email, date = repo.identity(who)
+                fields |= {f"{who}_name": name, f"{who}_email": email, f"{who}_date": date}
+        commit = Commit(STAGED, (head,) if head else (), "", {}, fields)
+        trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
+        for index, family in enumerate(families):
+            if wanted[index]:
+                context = CommitContext(commit, changes[index], *trees)
+                for finding in family.check_commit(context):
+                    findings.append(rewrite_hint(finding, commit))
+    return findings
 
 
 def verify(
@@ -245,7 +303,8 @@ def verify(
                     parent = commit.parents[0] if commit.parents else None
                     trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
                 context = CommitContext(commit, changes[index], *trees)
-                findings.extend(rewrite_hint(f, commit) for f in family.check_commit(context))
+                for finding in family.check_commit(context):
+                    findings.append(rewrite_hint(finding, commit))
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
@@ -263,6 +322,12 @@ def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
     must be rewritten before it is pushed."""
     if finding.commit != commit.sha:
         return finding
+    if commit.sha == STAGED:
+        how = (
+            "not committed yet: fix the file and stage it again, or leave the change out of this "
+            f"commit with `git restore --staged -- {finding.path}`"
+        )
+        return dataclasses.replace(finding, hint=f"{finding.hint}; {how}" if finding.hint else how)
     short = commit.sha[:12]
     if not commit.parents:
         rebase = "git rebase -i --root"

@@ -19,6 +19,8 @@ COMMANDS = {
     "rules": "continuity_checks.cli.rules:rules",
     "explain": "continuity_checks.cli.rules:explain",
     "schema": "continuity_checks.cli.schema:schema",
+    "state": "continuity_checks.cli.state:state",
+    "provenance": "continuity_checks.cli.provenance:provenance",
 }
 
 HELP = {
@@ -29,6 +31,8 @@ HELP = {
     "rules": "List every rule.",
     "explain": "Explain one rule.",
     "schema": "List, show or export the shipped JSON Schemas.",
+    "state": "DSH working state: recompute state_hash, render the bounded projection.",
+    "provenance": "List files in a SHA256SUMS file (atomically, under a lock).",
 }
 
 

@@ -31,6 +31,13 @@ STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity
     help="With -, the path the file read from standard input has (what it is checked as).",
 )
 @click.option(
+    "--staged",
+    is_flag=True,
+    help="Also apply the history rules to what is staged, as the commit it will be (against "
+    "HEAD): what the commit hook does, so that a frozen edit or a takeover is caught before it "
+    "is committed.",
+)
+@click.option(
     "--jobs",
     type=click.IntRange(min=1),
     default=None,
@@ -44,6 +51,7 @@ def check(
     paths: tuple[str, ...],
     all_files: bool,
     stdin_filename: str | None,
+    staged: bool,
     jobs: int | None,
     root: Path,
     config_path: Path | None,
@@ -57,9 +65,13 @@ def check(
     from any directory inside it. Files given that no family claims are named in a note.
     """
     from continuity_checks import engine
+    from continuity_checks.core.git import GitError
 
-    if not paths and not all_files:
-        raise fail("nothing to check", "give file paths, or --all to check every file under --root")
+    if not paths and not all_files and not staged:
+        raise fail(
+            "nothing to check",
+            "give file paths, --all to check every file under --root, or --staged",
+        )
     if not root.is_dir():
         raise fail(f"root {root} is not a directory")
     top = project_root(root)
@@ -82,10 +94,19 @@ def check(
     under = (engine.relative(top, str(root)) or "",) if all_files else ()
     try:
         report = engine.check(
-            top, config, relative, under=under, stdin=stdin, only=only(families), jobs=jobs
+            top,
+            config,
+            relative,
+            under=under,
+            stdin=stdin,
+            staged=staged,
+            only=only(families),
+            jobs=jobs,
         )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
+    except GitError as exc:
+        raise fail(f"--staged: {exc.message}", exc.hint) from None
     if all_files and report.files == 0:
         click.echo(
             f"continuity: no continuity file found under {root}"

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 #: The commit fields a family may ask history mode for (dates are strict ISO 8601).
 COMMIT_FIELDS = frozenset(FIELDS)
 
+#: The id of the prospective commit (what is staged, against HEAD) that the commit hook checks
+#: with the history rules: it has no message yet, so no subject and no trailers.
+STAGED = "staged"
+
 
 @dataclass(frozen=True)
 class Declaration:

@@ -59,7 +59,10 @@ def _finite(text: str) -> float:
 
 
 _INF = float("inf")
+_SPACE = " \t\n\r"  # JSON's whitespace
 _decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
+# the strict decoder's C scanner: one value from an index, with the hooks above
+_scan: Callable[[str, int], tuple[object, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 # the C scanner behind json.loads: one value from an index, no hooks
 _scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -153,7 +156,15 @@ def _strict_value(text: str, max_depth: int) -> object:
     ``RecursionError``, :class:`_DuplicateKey`, :class:`_NonStandard`, :class:`_TooDeep` and
     :class:`_Surrogate`.
     """
-    value = _decoder.decode(text)
+    # what json.JSONDecoder.decode does, without its per-call regular expressions
+    start = len(text) - len(text.lstrip(_SPACE))
+    try:
+        value, end = _scan(text, start)
+    except StopIteration as stop:
+        raise json.JSONDecodeError("Expecting value", text, stop.value) from None
+    if end != len(text) and text[end:].strip(_SPACE):
+        end += len(text[end:]) - len(text[end:].lstrip(_SPACE))
+        raise json.JSONDecodeError("Extra data", text, end)
     if text.count("[") + text.count("{") > max_depth:
         deep = _too_deep(value, max_depth)
         if deep is not None:

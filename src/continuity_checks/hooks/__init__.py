@@ -83,7 +83,7 @@ def family_hook(declaration: Declaration) -> Hook:
         id=declaration.hook_id,
         name=f"continuity check ({declaration.name})",
         description=f"Check {declaration.summary} (the {declaration.name} family only).",
-        entry=f"continuity check --family {declaration.name}",
+        entry=f"continuity check --staged --family {declaration.name}",
         files=declaration.files,
         pass_filenames=True,
         require_serial=True,
@@ -97,10 +97,13 @@ CHECK = Hook(
         "Check the continuity files of every family in the staged files: strict JSON, schema, "
         "file names, cross-file consistency. Files no family claims are ignored."
     ),
-    entry="continuity check",
+    # --staged: the history rules judge the commit being made, not only the pushed ones
+    entry="continuity check --staged",
     # No `files` or `types` filter: every family's files matter, and `continuity check` itself
     # ignores the rest.
     pass_filenames=True,
+    # a commit that only deletes a delta passes no file name, yet --staged must see it
+    always_run=True,
     # one process sees all the files, so a cross-file finding is reported once
     require_serial=True,
 )

@@ -52,8 +52,9 @@ class CapturesFamily:
         directory, _, name = path.rpartition("/")
         if self.roots and not matches(directory, self.roots):
             return None
-        if "/.deltalayer/" in f"/{directory}/":
-            return None  # the deltas family's store: every file in it is that family's
+        framed = f"/{directory}/"
+        if "/.deltalayer/" in framed or "/.dsh/" in framed:
+            return None  # the deltas and working-state families' stores: every file is theirs
         if name == files.MANIFEST:
             # OpenProgram's session backups (file_backups/<turn>/manifest.json) belong to the
             # sessions family: decided by the path's shape, since claims sees nothing else

@@ -27,7 +27,7 @@ from continuity_checks.checks.deltas import rules as dl
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
-from continuity_checks.core.family import Change, Commit, CommitContext
+from continuity_checks.core.family import STAGED, Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
 
 if TYPE_CHECKING:
@@ -55,20 +55,35 @@ class Touch:
 class HistoryChecks:
     """The history checks of one run, with what they remember across its commits."""
 
+    NAMES_KEPT = 1024
+
     def __init__(self, family: DeltasFamily) -> None:
         self.family = family
         #: the versions of deltas this run has parsed, by blob id
         self.versions = Versions(family.max_depth)
+        #: trailer values -> the paths they name (most commits repeat their predecessor's)
+        self._names: dict[tuple[str, ...], frozenset[str]] = {}
+
+    def named(self, values: tuple[str, ...]) -> frozenset[str]:
+        found = self._names.get(values)
+        if found is None:
+            if len(self._names) >= self.NAMES_KEPT:
+                self._names.clear()
+            found = self._names[values] = _named(values)
+        return found
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
-        return check_commit(self.family, self.versions, context)
+        named = self.named(context.commit.trailers.get(TRAILER, ()))
+        return check_commit(self.family, self.versions, named, context)
 
 
-def check_commit(family: DeltasFamily, versions: Versions, context: CommitContext) -> list[Finding]:
+def check_commit(
+    family: DeltasFamily, versions: Versions, named: frozenset[str], context: CommitContext
+) -> list[Finding]:
     sha = context.commit.sha
     deltas = [c for c in context.changes if c.kind == "delta"]
     freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
-    findings = _ownership(family.ownership, context.commit, deltas, freezes)
+    findings = _ownership(family.ownership, context.commit, deltas, freezes, named)
     for change in deltas:
         findings.extend(_delta(family, versions, change, freezes, sha))
     if len(deltas) < len(context.changes):
@@ -95,19 +110,29 @@ def _freezes(deltas: list[Change]) -> dict[str, Change]:
 
 
 def _named(values: tuple[str, ...]) -> frozenset[str]:
-    """The paths a commit's trailer values name."""
+    """The paths a commit's trailer values name (a bare file name stays bare: see
+    :func:`_is_named`)."""
     return frozenset(n for v in values if (n := normalise_trailer_path(v)))
 
 
 def normalise_trailer_path(value: str) -> str:
-    """A trailer value as a repository-relative ``/`` path (``./x`` and ``/x`` mean ``x``)."""
+    """A trailer value as a repository-relative ``/`` path: surrounding quotes dropped, ``\\``
+    read as ``/``, ``./x`` and ``/x`` meaning ``x``. ``""`` when it names nothing usable (empty,
+    or climbing out of the repository with ``..``)."""
     text = value.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in _QUOTES:
         text = text[1:-1].strip()
+    text = text.replace("\\", "/")
     if not text:
         return ""
     text = posixpath.normpath(text).lstrip("/")
-    return "" if text == "." else text
+    return "" if text == "." or text == ".." or text.startswith("../") else text
+
+
+def _is_named(path: str, named: frozenset[str]) -> bool:
+    """Whether a trailer names ``path``: by its repository path, or by its bare file name (the
+    store's directory goes without saying)."""
+    return path in named or path.rpartition("/")[2] in named
 
 
 def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
@@ -129,14 +154,17 @@ def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
 
 
 def _ownership(
-    mode: str, commit: Commit, deltas: list[Change], freezes: dict[str, Change]
+    mode: str,
+    commit: Commit,
+    deltas: list[Change],
+    freezes: dict[str, Change],
+    named: frozenset[str],
 ) -> list[Finding]:
     if mode == "off" or not deltas:
         return []
-    named = _named(commit.trailers.get(TRAILER, ()))
     if named:
         for change in deltas:
-            if change.status != "D" and change.path not in named:
+            if change.status != "D" and not _is_named(change.path, named):
                 break
         else:
             return []  # the common case: the commit names every delta it touches
@@ -151,9 +179,11 @@ def _ownership(
                 commit=commit.sha,
             )
             for t in touches
-            if not t.names & named
+            if not any(_is_named(name, named) for name in t.names)
         ]
     if mode == "trailer":
+        if commit.sha == STAGED:
+            return []  # the commit hook runs before the message (and its trailers) exists
         return [
             dl.TRAILER_REQUIRED.finding(
                 t.path,

@@ -181,7 +181,7 @@ def parse_log(
             if commit is not None and token[:1] == ":":
                 if i + 2 > len(tokens):
                     break  # the path has not arrived yet
-                change = _raw_change(token, tokens[i + 1], absent)
+                change = raw_change(token, tokens[i + 1], absent)
                 if change is not None:
                     changes.append(change)
                 i += 2
@@ -233,7 +233,7 @@ def _commit_maker(request: LogRequest) -> Callable[[str, list[str], int], Commit
     return make
 
 
-def _raw_change(meta: str, path: str, absent: tuple[str, ...]) -> RawChange | None:
+def raw_change(meta: str, path: str, absent: tuple[str, ...]) -> RawChange | None:
     """One raw diff entry, ``:<old mode> <new mode> <old id> <new id> <status>``; None when
     neither side is a file that was asked for. Anything else is not what the arguments ask git
     for: an error, never a change skipped in silence."""

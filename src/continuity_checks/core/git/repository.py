@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, NamedTuple
@@ -35,11 +37,13 @@ from continuity_checks.core.git.errors import (
 )
 from continuity_checks.core.git.log import (
     GITLINK,
+    NO_FILE,
     Commit,
     LogRequest,
     RawChange,
     log_arguments,
     parse_log,
+    raw_change,
 )
 from continuity_checks.core.git.objects import (
     BATCH_BLOBS,
@@ -63,6 +67,8 @@ _ZEROS = frozenset({"0" * 40, "0" * 64})
 _BATCH_COMMITS = 128
 _PIPE_BYTES = 1 << 20  # the default /proc/sys/fs/pipe-max-size
 _ID_BYTES = {"sha1": 20, "sha256": 32}
+#: ``git var GIT_AUTHOR_IDENT``: ``Name <email> 1764540000 +0100``
+_IDENT = re.compile(r"(?P<name>.*) <(?P<email>[^<>]*)> (?P<seconds>-?\d+) (?P<offset>[+-]\d{4})")
 
 #: Variables that point git at a repository, or at files of one, that a git hook may have
 #: exported for another purpose: the repository is the one that contains the root, as found.
@@ -327,6 +333,57 @@ class Repository:
             pending = batch
         if pending is not None:
             yield from pending
+
+    # --- what is staged (the commit hook) -------------------------------------------------------
+
+    def head(self) -> str | None:
+        """The commit ``HEAD`` names, or None on a branch with no commit yet."""
+        out = self._output(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
+        sha = out.decode("ascii", "replace").strip()
+        return sha if HEX.fullmatch(sha) else None
+
+    def staged(self, gitlinks: bool = False) -> list[RawChange]:
+        """What the index changes against ``HEAD`` (against nothing before the first commit): the
+        prospective commit, as raw entries like a commit's in :meth:`walk`."""
+        out = self._output(["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev"])
+        absent = (NO_FILE,) if gitlinks else (NO_FILE, GITLINK)
+        tokens = out.decode("utf-8", "backslashreplace").split("\0")
+        changes = []
+        for meta, path in zip(tokens[0::2], tokens[1::2], strict=False):
+            if meta.startswith(":") and (change := raw_change(meta, path, absent)) is not None:
+                changes.append(change)
+        return changes
+
+    def write_tree(self) -> str:
+        """The id of the tree the index holds (written into the object store, as ``git commit``
+        would): the prospective commit's tree. A GitError while a merge is unresolved."""
+        tree = self._output(["write-tree"]).decode("ascii", "replace").strip()
+        if not HEX.fullmatch(tree):
+            raise GitError(f"git write-tree gave {tree!r}", GIT_HINT)
+        return tree
+
+    def identity(self, who: str) -> tuple[str, str, str]:
+        """Name, email and time (strict ISO 8601) of the ``author`` or ``committer`` a commit
+        made now would have, as git works them out from its configuration and environment."""
+        ident = self._output(["var", f"GIT_{who.upper()}_IDENT"]).decode("utf-8", "replace")
+        match = _IDENT.fullmatch(ident.strip())
+        if match is None:
+            raise GitError(f"git var GIT_{who.upper()}_IDENT gave {ident.strip()!r}", GIT_HINT)
+        offset = match["offset"]
+        sign = -1 if offset[0] == "-" else 1
+        zone = timezone(sign * timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])))
+        when = datetime.fromtimestamp(int(match["seconds"]), zone).isoformat()
+        return match["name"], match["email"], when
+
+    def _output(self, args: list[str], *, check: bool = True) -> bytes:
+        """The output of one short git command; with ``check``, its first line of complaint as
+        a GitError when it fails."""
+        process = self._popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = process.communicate()
+        if check and process.returncode != 0:
+            message = _first_line(err.decode("utf-8", "replace"))
+            raise GitError(message or f"git {args[0]} failed", GIT_HINT)
+        return out
 
     # --- objects (see ObjectReader) -------------------------------------------------------------
 

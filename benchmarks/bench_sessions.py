@@ -1,0 +1,91 @@
+"""`continuity check --family sessions` on a generated state directory, side by side with plain
+Python that only opens and parses the same node files (the floor any checker of them pays).
+
+    python benchmarks/bench_sessions.py DIR [--sessions 1000] [--nodes 200] [--runs 3]
+
+Generates DIR with gen_sessions.py when it does not exist. The two commands run alternately,
+after one warm-up run each; reported: median and best wall time, and the peak resident memory
+of each process (``wait4``), in one run of this script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# open and parse every node file of every session, nothing else
+PLAIN = """
+import json, os, sys
+root = os.path.join(sys.argv[1], ".openprogram", "sessions")
+count = 0
+for sid in os.listdir(root):
+    history = os.path.join(root, sid, "history")
+    if os.path.isdir(history):
+        for name in os.listdir(history):
+            with open(os.path.join(history, name), "rb") as f:
+                json.loads(f.read())
+            count += 1
+print(count, "node files parsed")
+"""
+
+
+def run(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one run."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return elapsed, usage.ru_maxrss
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--nodes", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    if not args.directory.exists():
+        subprocess.run(
+            [sys.executable, str(HERE / "gen_sessions.py"), str(args.directory),
+             "--sessions", str(args.sessions), "--nodes", str(args.nodes)],
+            check=True,
+        )  # fmt: skip
+    commands = {
+        "plain Python: open + json.loads of every node file": [
+            sys.executable, "-c", PLAIN, str(args.directory)],
+        "continuity check --family sessions --all --root DIR": [
+            sys.executable, "-m", "continuity_checks", "check", "--family", "sessions", "--all",
+            "--root", str(args.directory)],
+    }  # fmt: skip
+    for command in commands.values():
+        run(command)  # warm-up: the page cache holds the files for both
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    memory: dict[str, int] = dict.fromkeys(commands, 0)
+    for _ in range(args.runs):
+        for name, command in commands.items():
+            elapsed, rss = run(command)
+            times[name].append(elapsed)
+            memory[name] = max(memory[name], rss)
+    print(f"{args.sessions} sessions x {args.nodes} nodes, {os.cpu_count()} CPUs, "
+          f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print("| command | median | best | peak RSS | runs |\n|---|---:|---:|---:|---:|")
+    for name in commands:
+        print(f"| `{name}` | {statistics.median(times[name]):.2f} s | {min(times[name]):.2f} s "
+              f"| {memory[name] / 1024:.0f} MiB | {args.runs} |")  # fmt: skip
+    names = list(commands)
+    ratio = statistics.median(times[names[1]]) / statistics.median(times[names[0]])
+    print(f"ratio (median): {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

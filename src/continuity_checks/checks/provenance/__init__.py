@@ -1,0 +1,16 @@
+"""Provenance: SHA256SUMS-style files and provenance manifests, and the bytes they pin."""
+
+from continuity_checks.core.family import Declaration
+
+DECLARATION = Declaration(
+    name="provenance",
+    family="continuity_checks.checks.provenance.family:ProvenanceFamily",
+    rules="continuity_checks.checks.provenance.rules",
+    prefix="PV",
+    summary="SHA256SUMS-style files, provenance manifests and the artifacts they pin",
+    # the default names of sums files and manifests; configured other names need their own
+    # `files` in the hook entry of .pre-commit-config.yaml
+    files=r"(^|/)(SHA256SUMS(\.txt)?|[^/]*\.sha256|PROVENANCE\.json|[^/]*\.provenance\.json)$",
+    hook_id="check-sha256sums",
+    options=("sums-files", "manifests", "relative-to"),
+)

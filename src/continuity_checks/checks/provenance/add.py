@@ -1,0 +1,125 @@
+"""``continuity provenance add``: list new files in a sums file, atomically and under a lock.
+
+Reads go through a :class:`~continuity_checks.core.snapshot.WorkTree` (confined to the root,
+hashing streamed, several files at once), the write through :mod:`continuity_checks.core.atomic`:
+the sums file is replaced whole (temp file, fsync, rename) while an advisory lock beside it
+(``.<name>.lock``) keeps two writers from losing each other's lines. Existing bytes are kept
+exactly; new lines are GNU text lines in the file's own line ending (CRLF if its first line
+ends so, as DSH writes them).
+
+A path that is listed already is left alone when its bytes still hash to the listed digest (so
+the command can be run again), and refused when they do not: a listing is a promise that those
+bytes are preserved, and nothing is written then, not even the other files' lines.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from continuity_checks.checks.provenance import listed, sums
+from continuity_checks.core import atomic
+from continuity_checks.core.hashing import Digest
+from continuity_checks.core.snapshot import Unreadable, WorkTree, confine
+
+
+class AddError(Exception):
+    """Why nothing was written (one line)."""
+
+
+@dataclass
+class Added:
+    lines: list[str] = field(default_factory=list)
+    """The lines appended, without line endings."""
+    unchanged: list[str] = field(default_factory=list)
+    """Paths that were listed already with the same digest."""
+
+
+def add(
+    snapshot: WorkTree,
+    files: Sequence[str],
+    sums_path: str,
+    *,
+    relative_to: str = "root",
+    lock_timeout: float = atomic.DEFAULT_LOCK_TIMEOUT,
+) -> Added:
+    """List ``files`` (root-relative) in the sums file ``sums_path`` (root-relative)."""
+    target = confine(sums_path)
+    if isinstance(target, Unreadable) or not target:
+        raise AddError(f"{sums_path}: expected a sums file path inside the root")
+    wanted: list[str] = []
+    for name in files:
+        rel = confine(name)
+        if isinstance(rel, Unreadable) or not rel:
+            raise AddError(f"{name}: expected a file inside the root {snapshot.root}")
+        if rel == target:
+            raise AddError(f"{name}: a sums file cannot list itself")
+        if rel not in wanted:
+            wanted.append(rel)
+    if not wanted:
+        raise AddError("expected at least one file to add")
+    directory, _, name = target.rpartition("/")
+    if directory and not snapshot.is_dir(directory):
+        raise AddError(f"{directory}: expected an existing directory for the sums file")
+    base = f"{snapshot.root}/{directory}" if directory else str(snapshot.root)
+    with atomic.locked(f"{base}/.{name}.lock", lock_timeout):
+        return _add_locked(snapshot, wanted, target, f"{base}/{name}", relative_to)
+
+
+def _add_locked(
+    snapshot: WorkTree, wanted: list[str], target: str, full_path: str, relative_to: str
+) -> Added:
+    if snapshot.exists(target):
+        data = snapshot.read(target)
+        if isinstance(data, Unreadable):
+            raise AddError(f"{target}: {data.message}")
+    else:
+        data = b""
+    parsed = sums.parse(data)
+    if parsed.malformed or parsed.bad_text:
+        first = min([m.line for m in parsed.malformed] + [b.line for b in parsed.bad_text])
+        raise AddError(
+            f"{target}: line {first} is not a checksum line; fix it first "
+            "(continuity check shows every problem), nothing was written"
+        )
+    listed_now: dict[str, sums.Entry] = {}
+    for entry in parsed.entries:
+        resolved = listed.resolve(target, entry.path, relative_to).resolved
+        if isinstance(resolved, str):
+            listed_now.setdefault(resolved, entry)
+    digests = listed.hash_all(snapshot, wanted)
+    result = Added()
+    conflicts: list[str] = []
+    for path, digest in zip(wanted, digests, strict=True):
+        if isinstance(digest, Unreadable):
+            raise AddError(f"{path}: {digest.message}; nothing was written")
+        assert isinstance(digest, Digest)
+        known = listed_now.get(path)
+        if known is None:
+            result.lines.append(sums.format_line(digest.hex, _written(path, target, relative_to)))
+        elif known.digest == digest.hex:
+            result.unchanged.append(path)
+        else:
+            conflicts.append(
+                f"{path} is listed on line {known.line} with {known.digest}, its bytes now hash "
+                f"to {digest.hex}"
+            )
+    if conflicts:
+        raise AddError(
+            f"refusing to list a path again with another digest ({'; '.join(conflicts)}); "
+            f"{target} was not changed"
+        )
+    if result.lines:
+        eol = "\r\n" if parsed.crlf else "\n"
+        prefix = data if not data or parsed.final_newline else data + eol.encode()
+        text = "".join(line + eol for line in result.lines)
+        atomic.atomic_write(full_path, prefix + text.encode("utf-8"))
+    return result
+
+
+def _written(path: str, sums_file: str, relative_to: str) -> str:
+    """``path`` as the sums file names it."""
+    if relative_to != "sums-file":
+        return path
+    return posixpath.relpath(path, posixpath.dirname(sums_file) or ".")

@@ -1,0 +1,66 @@
+"""The provenance family as the engine drives it: what it claims, and its three kinds of checks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from continuity_checks.checks.provenance import DECLARATION, files, history, manifest
+from continuity_checks.checks.provenance import rules as rules  # registers the PV rules
+from continuity_checks.core.config import Config
+from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.globs import matches
+from continuity_checks.core.snapshot import Snapshot
+
+DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
+DEFAULT_MANIFESTS = ("PROVENANCE.json", "*.provenance.json")
+
+
+def _globs(config: Config, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    value = config.family_options(DECLARATION.name).get(key, list(default))
+    if not isinstance(value, list) or not all(isinstance(g, str) and g for g in value):
+        raise config.error(
+            f"{DECLARATION.name}.{key}", f"expected a list of glob strings, found {value!r}"
+        )
+    return tuple(value)
+
+
+def _split(patterns: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Patterns without a ``/`` match a file name anywhere (as in .gitignore); the others match
+    the whole root-relative path (``**`` spans directories)."""
+    return (
+        tuple(p for p in patterns if "/" not in p),
+        tuple(p for p in patterns if "/" in p),
+    )
+
+
+class ProvenanceFamily:
+    def __init__(self, config: Config) -> None:
+        options(config, DECLARATION)
+        self.sums_names, self.sums_paths = _split(_globs(config, "sums-files", DEFAULT_SUMS))
+        self.manifest_names, self.manifest_paths = _split(
+            _globs(config, "manifests", DEFAULT_MANIFESTS)
+        )
+        self.relative_to: str = option(
+            config, DECLARATION.name, "relative-to", "root", ("root", "sums-file")
+        )
+        self.max_depth = config.max_depth
+
+    def claims(self, path: str) -> str | None:
+        name = path.rpartition("/")[2]
+        if matches(name, self.manifest_names) or matches(path, self.manifest_paths):
+            return "manifest"
+        if matches(name, self.sums_names) or matches(path, self.sums_paths):
+            return "sums"
+        return None
+
+    def check_file(self, file: FileInput) -> Iterable[Finding]:
+        if file.kind == "manifest":
+            return manifest.check_manifest(file.path, file.data, file.snapshot, self.max_depth)
+        return files.check_sums(file.path, file.data, file.snapshot, self.relative_to)
+
+    def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
+        return ()
+
+    def check_commit(self, context: CommitContext) -> Iterable[Finding]:
+        return history.check_commit(self, context)

@@ -1,0 +1,80 @@
+"""What every listing shares: where a listed path leads, and hashing the listed files.
+
+Both listings (sums files and manifests) name files by path; each path is confined to the root
+before anything is read (a path that escapes is CC010 and is never opened), then the files are
+hashed through the snapshot. In the work tree several files are hashed at once on
+``core.hashing``'s thread pool (its measured rule decides when threads pay); a commit's tree is
+read through the run's one ``git cat-file`` process, which is not shared between threads, so
+history mode hashes one file after another.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from continuity_checks.core import hashing
+from continuity_checks.core.display import quote
+from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree, confine
+
+
+@dataclass(frozen=True)
+class Target:
+    """A listed path as written, and the root-relative path it leads to (or why it leads
+    nowhere)."""
+
+    written: str
+    resolved: str | Unreadable
+
+
+def resolve(listing: str, written: str, relative_to: str) -> Target:
+    """Where ``written`` (a path in the listing at ``listing``) leads: relative to the root, or
+    to the listing's own directory with ``relative_to == "sums-file"``."""
+    if relative_to == "sums-file" and not written.startswith("/"):
+        base = posixpath.dirname(listing)
+        joined = posixpath.join(base, written) if base else written
+        found = confine(joined)
+        if isinstance(found, Unreadable):  # name the path as written, not as joined
+            found = Unreadable(written, found.rule, found.message)
+        return Target(written, found)
+    return Target(written, confine(written))
+
+
+class _Failed(Exception):
+    def __init__(self, unreadable: Unreadable) -> None:
+        super().__init__(unreadable.message)
+        self.unreadable = unreadable
+
+
+def hash_all(snapshot: Snapshot, paths: Sequence[str]) -> list[hashing.Digest | Unreadable]:
+    """The SHA-256 of each root-relative path, in order, through the snapshot."""
+    if not isinstance(snapshot, WorkTree) or len(paths) < 2:
+        return [snapshot.sha256(path) for path in paths]
+
+    def hash_one(path: str, buffer: bytearray) -> hashing.Digest:
+        # WorkTree.sha256 streams through a buffer of its own; ours goes unused
+        found = snapshot.sha256(path)
+        if isinstance(found, Unreadable):
+            raise _Failed(found)
+        return found
+
+    results: list[hashing.Digest | Unreadable] = []
+    for result in hashing.sha256_many(paths, hash_one, buffer_size=1):
+        if isinstance(result, _Failed):
+            results.append(result.unreadable)
+        elif isinstance(result, Exception):  # a bug, not a file problem: do not hide it
+            raise result
+        else:
+            results.append(result)
+    return results
+
+
+PATH_QUOTE = 400
+"""Characters of a listed path quoted in a message: enough for any real path, so that a finding
+names the file in full, and still bounded against a hostile listing."""
+
+
+def named(path: str) -> str:
+    """A listed path, quoted in full (up to :data:`PATH_QUOTE` characters) for a message."""
+    return quote(path, PATH_QUOTE)

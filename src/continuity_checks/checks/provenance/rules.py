@@ -1,0 +1,114 @@
+"""PV rules: SHA256SUMS-style files, provenance manifests and the artifacts they pin.
+
+PV1xx are file rules (``continuity check``), PV2xx history rules (``continuity verify``). A
+listed path that leads outside the root is the core rule CC010, and a listed file that cannot be
+read (or is over the size limit) is CC001 (CC008): the same rules every family reports them with.
+"""
+
+from continuity_checks.core.rules import rule
+
+FAMILY = "provenance"
+
+EMPTY = rule(
+    "PV101",
+    FAMILY,
+    "sums file or manifest lists nothing",
+    """A SHA256SUMS-style file without a single checksum line (empty, or only comments and blank
+    lines) verifies nothing. sha256sum -c fails on it too ("no properly formatted checksum lines
+    found"). An empty provenance file is a mistake, not a pass.""",
+    hint="list the artifacts (continuity provenance add FILE...), or delete the file",
+)
+MALFORMED = rule(
+    "PV102",
+    FAMILY,
+    "line is not a SHA-256 checksum line",
+    """Each line of a sums file is one checksum: GNU text (`<hex>  <path>`) or binary
+    (`<hex> *<path>`), a GNU escaped line (starting with a backslash, with \\\\, \\n and \\r
+    escapes in the path), or BSD tag form (`SHA256 (<path>) = <hex>`), with 64 hex digits.
+    Lines starting with # are comments. Anything else (another algorithm, a short digest, a
+    missing path, an unknown escape) is a line no verifier can use, so the file it meant to pin
+    is not verified.""",
+    hint="write the line as `<64 hex digits>  <path>`",
+)
+MISSING = rule(
+    "PV103",
+    FAMILY,
+    "listed file does not exist",
+    """A sums file or provenance manifest lists a file that is not in the tree. Either the
+    artifact was removed (evidence lost) or the listing names it wrongly (a typo, a path relative
+    to the wrong directory: paths are relative to the root unless `relative-to = "sums-file"`).""",
+    hint="restore the file, or fix the path in the listing",
+)
+MISMATCH = rule(
+    "PV104",
+    FAMILY,
+    "listed file does not match its digest",
+    """The SHA-256 of the file's bytes is not the digest listed for it. Evidence that was listed
+    must stay byte-identical; a changed file is a different artifact (a derived one, under its own
+    name). Line-ending conversion (git's autocrlf, an editor) is a common cause.""",
+    hint="restore the original bytes (git checkout), or list the new file under a new name",
+)
+DUPLICATE = rule(
+    "PV105",
+    FAMILY,
+    "path listed more than once",
+    """The same path appears twice in one listing. With two digests at most one can match; with
+    the same digest the second line only hides the first. Each artifact is listed once.""",
+    hint="keep one line per path",
+)
+SIZE = rule(
+    "PV106",
+    FAMILY,
+    "listed size differs from the file's",
+    """A provenance manifest records each artifact's size in bytes next to its SHA-256; the file in
+    the tree has another size.""",
+    hint="restore the original bytes, or fix the recorded size",
+)
+BAD_MANIFEST = rule(
+    "PV107",
+    FAMILY,
+    "provenance manifest does not match its schema",
+    """A provenance manifest is a JSON object {"version": 1, "artifacts": [...]}; each artifact has
+    path, sha256 (64 lowercase hex digits), size, role ("original" or "derived"), and a derived
+    artifact names the original it came from (derived_from) and how (derivation). See the schema
+    provenance-manifest (continuity schema show provenance-manifest).""",
+    hint="fix the value at the pointer shown",
+)
+BAD_ORIGIN = rule(
+    "PV108",
+    FAMILY,
+    "derived artifact does not name an original of the manifest",
+    """derived_from names the path of the original this artifact was made from; that path must be
+    an artifact of the same manifest with role "original". Otherwise the chain from published
+    derivative back to primary evidence is broken.""",
+    hint="list the original in the manifest (in_repository: false when it is kept elsewhere)",
+)
+
+# --- history ----------------------------------------------------------------------------------
+
+DIGEST_CHANGED = rule(
+    "PV201",
+    FAMILY,
+    "listed artifact's digest changed",
+    """Once a path is listed with a digest, the digest never changes: a listing is a promise that
+    those exact bytes are preserved. Re-hashing an artifact after editing it erases that promise.
+    A new version of an artifact is a new artifact under a new name.""",
+    hint="restore the old digest and the old bytes; list the new bytes under a new path",
+)
+ENTRY_REMOVED = rule(
+    "PV202",
+    FAMILY,
+    "listed artifact's entry was removed",
+    """An entry once listed stays listed: removing the line (or the whole listing) drops the only
+    record of what the artifact's bytes were. This holds across renames of the listing file too:
+    move the entries with it in the same commit.""",
+    hint="restore the entry",
+)
+ORIGINAL_CHANGED = rule(
+    "PV203",
+    FAMILY,
+    "original artifact's bytes changed",
+    """A file listed as an original (a sums entry, or a manifest artifact with role "original")
+    must keep its bytes. The commit changed or deleted them while it also edited the listing.""",
+    hint="restore the original bytes; publish a changed version as a derived artifact",
+)

@@ -1,0 +1,210 @@
+"""SHA256SUMS-style files: parsing every line form ``sha256sum -c`` reads, and writing lines.
+
+Forms (one per line; a file may mix them):
+
+- GNU text ``<hex>  <path>`` and binary ``<hex> *<path>``; the single-space form
+  ``<hex> <path>`` of ``sha256 -r`` (BSD) is read as ``sha256sum -c`` reads it;
+- GNU escaped lines: a leading ``\\`` says the path is escaped, ``\\\\`` for a backslash, ``\\n``
+  for a newline and ``\\r`` for a carriage return (coreutils 9 also escapes CR); any other escape
+  makes the line unusable, as it does for ``sha256sum -c``;
+- BSD tag ``SHA256 (<path>) = <hex>`` (also ``SHA256(<path>)= <hex>``), escaped the same way.
+
+Lines end in LF or CRLF (DSH writes CRLF); the CR is not part of the path. Lines starting with
+``#`` are comments (``sha256sum -c`` skips them); blank lines are skipped. Hex digits may be
+upper case. Paths are UTF-8 and may hold spaces and any other character; they are returned as
+written, and the caller decides what they are relative to.
+
+This module only parses bytes: it reads no file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from continuity_checks.core.hashing import parse_digest
+
+_BSD_TAG = "SHA256"
+_OTHER_TAG = re.compile(r"([A-Z][A-Z0-9-]{1,15}) ?\(")  # MD5 (x) = ..., SHA512 (x) = ...
+_ESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One checksum line: ``line`` is 1-based, ``digest`` 64 lowercase hex digits."""
+
+    line: int
+    digest: str
+    path: str
+    binary: bool = False
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A line that is not a checksum line, and what was expected of it."""
+
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
+class BadText:
+    """Bytes that are not UTF-8 text (``line`` 1-based), or a byte order mark (``bom``)."""
+
+    line: int
+    column: int
+    bom: bool = False
+
+
+@dataclass
+class Parsed:
+    entries: list[Entry]
+    malformed: list[Malformed]
+    bad_text: list[BadText]
+    crlf: bool
+    """Whether the file's first line ending is CRLF (new lines are written the same way)."""
+    final_newline: bool
+
+
+def parse(data: bytes) -> Parsed:
+    """Every line of a sums file: its entries, the lines that are not entries, and the lines
+    that are not UTF-8."""
+    result = Parsed([], [], [], crlf=False, final_newline=data.endswith(b"\n"))
+    lines = data.split(b"\n")
+    if result.final_newline or not data:
+        lines.pop()  # the empty rest after the last newline
+    for index, raw in enumerate(lines):
+        number = index + 1
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+            if index == 0:
+                result.crlf = True
+        if index == 0 and raw.startswith(b"\xef\xbb\xbf"):
+            result.bad_text.append(BadText(1, 1, bom=True))
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
+            result.bad_text.append(BadText(number, column))
+            continue
+        if not text.strip() or text.startswith("#"):
+            continue
+        found = parse_line(text, number)
+        if isinstance(found, Entry):
+            result.entries.append(found)
+        else:
+            result.malformed.append(found)
+    return result
+
+
+def parse_line(text: str, number: int) -> Entry | Malformed:
+    """One line (without its line ending) as an :class:`Entry`, or why it is not one."""
+    escaped = text.startswith("\\")
+    body = text[1:] if escaped else text
+    offset = 2 if escaped else 1  # the column of body[0]
+    after_tag = body[len(_BSD_TAG) :]
+    if body.startswith(_BSD_TAG) and (after_tag.startswith(" (") or after_tag.startswith("(")):
+        return _bsd(body, escaped, offset, number)
+    other = _OTHER_TAG.match(body)
+    if other:
+        return Malformed(number, offset, f"expected a SHA256 line, found a {other[1]} line")
+    hex_end = 0
+    while hex_end < len(body) and body[hex_end] in "0123456789abcdefABCDEF":
+        hex_end += 1
+    if hex_end != 64:
+        found = f"{hex_end} hex digits" if hex_end else f"{_first(body)}"
+        return Malformed(
+            number, offset, f"expected 64 hex digits (a SHA-256) at the start, found {found}"
+        )
+    rest = body[64:]
+    if not rest.startswith(" "):
+        return Malformed(
+            number,
+            offset + 64,
+            f"expected two spaces or ' *' after the digest, found {_first(rest)}",
+        )
+    binary = rest.startswith(" *")
+    path = rest[2:] if rest[1:2] in (" ", "*") else rest[1:]
+    if not path:
+        return Malformed(number, offset + len(body), "expected a path after the digest")
+    if escaped:
+        unescaped = unescape(path)
+        if unescaped is None:
+            return Malformed(number, offset + len(body) - len(path), _bad_escape(path))
+        path = unescaped
+    digest = parse_digest(body[:64])
+    assert digest is not None
+    return Entry(number, digest, path, binary)
+
+
+def _bsd(body: str, escaped: bool, offset: int, number: int) -> Entry | Malformed:
+    start = body.index("(") + 1
+    close = body.rfind(")")
+    if close < start:
+        return Malformed(number, offset + len(body), "expected `) = <hex>` after the path")
+    after = body[close + 1 :]
+    stripped = after.lstrip(" ")
+    if not stripped.startswith("="):
+        return Malformed(
+            number, offset + close + 1, f"expected ` = ` after the path, found {_first(after)}"
+        )
+    hex_text = stripped[1:].strip(" ")
+    digest = parse_digest(hex_text)
+    if digest is None or hex_text.startswith("sha256:"):
+        column = offset + len(body) - len(stripped[1:].lstrip(" "))
+        return Malformed(number, column, f"expected 64 hex digits, found {_first(hex_text)}")
+    path = body[start:close]
+    if not path:
+        return Malformed(number, offset + start, "expected a path between the parentheses")
+    if escaped:
+        unescaped = unescape(path)
+        if unescaped is None:
+            return Malformed(number, offset + start, _bad_escape(path))
+        path = unescaped
+    return Entry(number, digest, path)
+
+
+def _first(text: str) -> str:
+    if not text:
+        return "the end of the line"
+    shown = text[:12] + ("…" if len(text) > 12 else "")
+    return repr(shown)
+
+
+def _bad_escape(path: str) -> str:
+    return (
+        "expected only \\\\, \\n and \\r escapes in the path of an escaped line "
+        f"(one starting with \\), found {_first(path)}"
+    )
+
+
+def unescape(path: str) -> str | None:
+    """The path of a GNU escaped line with its escapes undone; None for an unknown escape or a
+    lone backslash at the end."""
+    if "\\" not in path:
+        return path
+    out: list[str] = []
+    index = 0
+    while index < len(path):
+        char = path[index]
+        if char == "\\":
+            replacement = _ESCAPES.get(path[index + 1 : index + 2])
+            if replacement is None:
+                return None
+            out.append(replacement)
+            index += 2
+        else:
+            out.append(char)
+            index += 1
+    return "".join(out)
+
+
+def format_line(digest: str, path: str) -> str:
+    """The GNU text-mode line for ``path`` (without a line ending), escaped as coreutils writes
+    it when the path holds a backslash, a newline or a carriage return."""
+    if any(c in path for c in "\\\n\r"):
+        escaped = path.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+        return f"\\{digest}  {escaped}"
+    return f"{digest}  {path}"

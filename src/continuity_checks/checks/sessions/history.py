@@ -1,0 +1,367 @@
+"""History checks (``continuity verify``), one commit at a time, oldest first.
+
+In a session repository (each session is its own git repository, one commit per turn):
+
+- SS201 [28]: the root commit is the empty ``session init``; history is linear (no merges).
+- SS202 [29]: no empty commit after the root (``commit_all`` never makes one).
+- SS203 [30]: author and committer are ``OpenProgram <openprogram@local>``.
+- SS204 [31]: the subject is one OpenProgram writes.
+- SS205 [32]: every node file and meta.json a commit writes is valid at that commit.
+- SS206 [33]: a node keeps its file name across commits; a seq is reused only after the file
+  that used it was deleted.
+- SS207 [34]: a ``turn`` commit adds exactly one top-level user node.
+
+In any repository holding a memory workspace: SS210 [54] v2 source archives only grow.
+
+In a project repository (any other repository): SS208 [47] no commit brings in ``.openprogram/``;
+SS209 [48] the agent identity commits only with the subjects OpenProgram writes.
+
+Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at the work tree.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from continuity_checks.checks.sessions import layout, nodes
+from continuity_checks.checks.sessions import rules as ss
+from continuity_checks.core import strict_json
+from continuity_checks.core.display import quote
+from continuity_checks.core.family import Change, CommitContext
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.rules import Rule
+from continuity_checks.core.snapshot import Snapshot, Unreadable
+
+SESSION_IDENTITY = ("OpenProgram", "openprogram@local")
+AGENT_IDENTITY = ("OpenProgram Agent", "agent@openprogram.local")
+SUBJECTS = re.compile(
+    r"^(?:turn: .{0,60}|turn \(error\): .{0,60}|rewind|merge: .*|"
+    r"agent tool spawn(?: \(async\))?: .*|send_message: inbox notice|job: .*)$"
+)
+AGENT_SUBJECTS = re.compile(r"^(?:\[agent .{1,8}\] .{1,60}|Revert agent commit [0-9a-f]{8})$")
+AGENT_FIRST = ("openprogram: baseline (pre-existing files)", "openprogram: project init")
+TURN = re.compile(r"^turn(?: \(error\))?(?::|$)")
+
+
+class History:
+    """What history mode remembers across the commits of one run: whether the repository is a
+    session repository, and the file name of every node id seen (bounded by the session)."""
+
+    def __init__(self, max_depth: int) -> None:
+        self.max_depth = max_depth
+        self.session_repo: bool | None = None
+        self.names: dict[str, str] = {}
+        # one commit's history/ listings by id and by seq, built once per side and directory
+        self._ids: dict[tuple[int, str], dict[str, str]] = {}
+        self._seqs: dict[tuple[int, str], dict[int, list[str]]] = {}
+
+    def _by_id(self, snapshot: Snapshot, directory: str) -> dict[str, str]:
+        key = (id(snapshot), directory)
+        if key not in self._ids:
+            self._ids[key] = {m[3]: m[0] for m in _node_names(snapshot, directory)}
+        return self._ids[key]
+
+    def _by_seq(self, snapshot: Snapshot, directory: str) -> dict[int, list[str]]:
+        key = (id(snapshot), directory)
+        if key not in self._seqs:
+            seqs: dict[int, list[str]] = {}
+            for m in _node_names(snapshot, directory):
+                seqs.setdefault(int(m[1]), []).append(m[0])
+            self._seqs[key] = seqs
+        return self._seqs[key]
+
+    def check_commit(self, context: CommitContext) -> list[Finding]:
+        self._ids.clear()  # listings belong to one commit's snapshots
+        self._seqs.clear()
+        if self.session_repo is None:
+            self.session_repo = is_session_repo(context)
+        fields = context.commit.fields
+        found = sources_appended(context)
+        if self.session_repo:
+            return found + self._session(context, fields)
+        return found + project_commit(context, fields)
+
+    # --- session repositories --------------------------------------------------------------------
+
+    def _session(self, context: CommitContext, fields: Mapping[str, str]) -> list[Finding]:
+        commit = context.commit
+        sha = commit.sha
+        findings: list[Finding] = []
+        subject = commit.subject
+        if not commit.parents:
+            listing = context.after.list("")
+            entries = 0 if isinstance(listing, Unreadable) else len(listing)
+            if subject != "session init" or entries:
+                findings.append(
+                    ss.SESSION_ROOT.finding(
+                        ".",
+                        f'expected the empty root commit "session init", found {quote(subject)} '
+                        f"with {entries} top-level entries",
+                        commit=sha,
+                    )
+                )
+        elif commit.is_merge:
+            findings.append(
+                ss.SESSION_ROOT.finding(
+                    ".",
+                    f"expected linear history, found a merge of {len(commit.parents)} parents",
+                    commit=sha,
+                )
+            )
+        elif not context.changes and same_tree(context.before, context.after, ""):
+            findings.append(
+                ss.EMPTY_COMMIT.finding(
+                    ".",
+                    "expected every commit to change something, found an empty commit",
+                    commit=sha,
+                )
+            )
+        strangers = [
+            f"{role} {quote(found[0])} <{found[1]}>"
+            for role, found in _identity(fields).items()
+            if found is not None and found != SESSION_IDENTITY
+        ]
+        if strangers:  # one finding for the commit, naming both sides when both differ
+            findings.append(
+                ss.SESSION_IDENTITY.finding(
+                    ".",
+                    f"expected OpenProgram <openprogram@local>, found {' and '.join(strangers)}",
+                    commit=sha,
+                )
+            )
+        if commit.parents and (not SUBJECTS.match(subject) or not subject):
+            findings.append(
+                ss.SESSION_SUBJECT.finding(
+                    ".",
+                    f"expected a subject OpenProgram writes (turn: …, rewind, merge: …, "
+                    f"job: …), found {quote(subject)}",
+                    commit=sha,
+                )
+            )
+        users = 0
+        for change in context.changes:
+            if change.status == "D":
+                continue
+            if change.kind == layout.NODE:
+                found_findings, node = self._node(change, context, sha)
+                findings.extend(found_findings)
+                if (
+                    node is not None
+                    and change.status == "A"
+                    and node.role == "user"
+                    and node.caller == "ROOT"
+                    and node.id != "ROOT"
+                    and node.input_null
+                ):
+                    users += 1
+            elif change.kind == layout.META:
+                data = change.new()
+                accepted = None if data is None else strict_json.accepts(data, self.max_depth)
+                if data is not None and (accepted is None or not isinstance(accepted[1], dict)):
+                    findings.append(
+                        ss.COMMITTED_INVALID.finding(
+                            change.path,
+                            "expected meta.json to parse as a JSON object at this "
+                            "commit, found it does not",
+                            commit=sha,
+                        )
+                    )
+        if commit.parents and TURN.match(subject) and users != 1:
+            findings.append(
+                ss.TURN_COMMITS.finding(
+                    ".",
+                    f"expected a turn commit to add one top-level user node, found {users}",
+                    commit=sha,
+                )
+            )
+        return findings
+
+    def _node(
+        self, change: Change, context: CommitContext, sha: str
+    ) -> tuple[list[Finding], nodes.Node | None]:
+        findings: list[Finding] = []
+        path = change.path
+        name = path.rpartition("/")[2]
+        data = change.new()
+        if data is None:
+            return findings, None
+        accepted = strict_json.accepts(data, self.max_depth)
+        if accepted is None:
+            findings.append(
+                ss.COMMITTED_INVALID.finding(
+                    path,
+                    "expected a node of strict JSON at this commit, found it does not parse",
+                    commit=sha,
+                )
+            )
+            return findings, None
+        problems: list[tuple[Rule, str, str]] = []
+
+        def at(rule: Rule, pointer: str, message: str) -> Finding:
+            problems.append((rule, pointer, message))
+            return rule.finding(path, message, pointer=pointer or None, commit=sha)
+
+        _, node = nodes.check(path, accepted[1], at, None)
+        for rule, pointer, message in problems:
+            if rule in (ss.NODE_NAME, ss.NODE_SHAPE, ss.NODE_ROLE):
+                findings.append(
+                    ss.COMMITTED_INVALID.finding(
+                        path,
+                        f"{rule.id} at this commit: {message}",
+                        pointer=pointer or None,
+                        commit=sha,
+                    )
+                )
+        parsed = layout.NODE_NAME.match(name)
+        if parsed is not None and change.status == "A":
+            findings.extend(self._stable(path, parsed, context, sha))
+        return findings, node
+
+    def _stable(
+        self, path: str, parsed: re.Match[str], context: CommitContext, sha: str
+    ) -> list[Finding]:
+        """[33] the node's name agrees with every earlier one; its seq is free."""
+        findings: list[Finding] = []
+        name = parsed[0]
+        node_id, seq = parsed[3], int(parsed[1])
+        directory = path.rpartition("/")[0]
+        earlier = self.names.get(node_id)
+        if earlier is None:
+            found = self._by_id(context.before, directory).get(node_id)
+            earlier = found if found != name else None
+        if earlier is not None and earlier != name:
+            findings.append(
+                ss.NAME_STABILITY.finding(
+                    path,
+                    f"expected node {quote(node_id)} to keep its file name {quote(earlier)}, "
+                    f"found {quote(name)}",
+                    commit=sha,
+                )
+            )
+        for other in self._by_seq(context.after, directory).get(seq, ()):
+            if other != name:
+                findings.append(
+                    ss.NAME_STABILITY.finding(
+                        path,
+                        f"expected seq {seq} to be free, found it still used by {quote(other)}",
+                        commit=sha,
+                    )
+                )
+        self.names[node_id] = name
+        return findings
+
+
+def _node_names(snapshot: Snapshot, directory: str) -> list[re.Match[str]]:
+    found = snapshot.list(directory)
+    if isinstance(found, Unreadable):
+        return []
+    return [m for name in found if (m := layout.NODE_NAME.match(name)) is not None]
+
+
+def _identity(fields: Mapping[str, str]) -> dict[str, tuple[str, str] | None]:
+    found: dict[str, tuple[str, str] | None] = {}
+    for role in ("author", "committer"):
+        name, email = fields.get(f"{role}_name"), fields.get(f"{role}_email")
+        found[role] = None if name is None or email is None else (name, email)
+    return found
+
+
+def is_session_repo(context: CommitContext) -> bool:
+    """A session repository: its root commit is ``session init``, or its tree has meta.json
+    beside history/ at the top."""
+    commit = context.commit
+    if not commit.parents and commit.subject == "session init":
+        return True
+    return any(
+        s.exists("meta.json") and s.is_dir("history") for s in (context.after, context.before)
+    )
+
+
+def same_tree(before: Snapshot, after: Snapshot, directory: str) -> bool:
+    """Whether two trees hold the same files with the same bytes (only for commits none of
+    whose changes are claimed: rare, and small trees)."""
+    left, right = before.list(directory), after.list(directory)
+    if isinstance(left, Unreadable) or isinstance(right, Unreadable):
+        return isinstance(left, Unreadable) and isinstance(right, Unreadable)
+    if left != right:
+        return False
+    for name in left:
+        path = f"{directory}/{name}" if directory else name
+        if before.is_dir(path) != after.is_dir(path):
+            return False
+        if before.is_dir(path):
+            if not same_tree(before, after, path):
+                return False
+        else:
+            a, b = before.sha256(path), after.sha256(path)
+            if isinstance(a, Unreadable) or isinstance(b, Unreadable) or a != b:
+                return False
+    return True
+
+
+def sources_appended(context: CommitContext) -> list[Finding]:
+    """[54] a v2 archive only grows: its old bytes are a prefix of its new bytes."""
+    findings = []
+    for change in context.changes:
+        if change.kind != layout.ARCHIVE or change.status == "A":
+            continue
+        old, new = change.old(), change.new()
+        if new is None and change.status == "D":
+            message = "expected the archive to be kept (sources are append-only), found it deleted"
+        elif old is not None and new is not None and not new.startswith(old):
+            common = next(
+                (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), len(new)
+            )
+            line = old.count(b"\n", 0, common) + 1
+            message = (
+                f"expected the earlier {len(old)} bytes kept as a prefix, found them changed "
+                f"from line {line} on"
+            )
+        else:
+            continue
+        findings.append(
+            ss.SOURCE_REWRITTEN.finding(change.path, message, commit=context.commit.sha)
+        )
+    return findings
+
+
+# --- project repositories ------------------------------------------------------------------------
+
+
+def project_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Finding]:
+    commit = context.commit
+    sha = commit.sha
+    findings: list[Finding] = []
+    # judged from the claimed changes (the registries, session files, .openprogram/.gitignore):
+    # looking up every commit's tree would cost every family's verify a tree read per commit
+    added = [
+        c.path for c in context.changes if c.status == "A" and c.path.startswith(".openprogram/")
+    ]
+    if added:
+        findings.append(
+            ss.PROJECT_STATE_COMMITTED.finding(
+                ".openprogram",
+                f"expected no path under .openprogram/ in the project's commits, found this "
+                f"commit adds {quote(added[0])}"
+                + (f" and {len(added) - 1} more" if len(added) > 1 else ""),
+                commit=sha,
+            )
+        )
+    identity = _identity(fields)
+    if AGENT_IDENTITY in (identity["author"], identity["committer"]):
+        subject = commit.subject
+        ok = AGENT_SUBJECTS.match(subject) is not None or (
+            subject in AGENT_FIRST and not commit.parents
+        )
+        if not ok:
+            where = " (only as the first commit)" if subject in AGENT_FIRST else ""
+            findings.append(
+                ss.AGENT_SUBJECT.finding(
+                    ".",
+                    f"expected an agent commit subject [agent <sid>] …, Revert agent commit "
+                    f"<sha> or an init/baseline first commit, found {quote(subject)}{where}",
+                    commit=sha,
+                )
+            )
+    return findings

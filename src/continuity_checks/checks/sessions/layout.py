@@ -1,0 +1,91 @@
+"""Where OpenProgram keeps things, by path alone (the same answer in file and history mode).
+
+A session directory is the checked root itself (a session repository checked on its own),
+``sessions/<sid>/`` under a state directory, or ``.openprogram/sessions/<sid>/`` inside a
+project; the registries live in ``<state>/sessions/`` and ``<state>/projects/``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# seq (at least 4 digits), the role letter, the node id
+NODE_NAME = re.compile(r"^(\d{4,})-([a-z])-(.+)\.json$")
+
+_SESSION_FILE = re.compile(
+    r"^(?P<dir>(?:.*/)?sessions/(?P<sid>[^/]+)/)?"
+    r"(?P<rest>history/[^/]+|meta\.json|file_backups/[^/]+/manifest\.json|[^/]+\.tmp)$"
+)
+_ARCHIVE = re.compile(r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$")
+_TOPIC = re.compile(r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$")
+_RECORDS = re.compile(r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$")
+
+NODE, META, TEMP, BACKUP = "node", "meta", "temp", "backup-manifest"
+INDEX, LOCATIONS, PROJECTS, GITIGNORE = "index", "locations", "projects", "gitignore"
+ARCHIVE, TOPIC, RECORDS = "archive", "topic", "provenance-records"
+
+
+class SessionPath(NamedTuple):
+    """A path inside a session directory: the directory ("" for the root, else ending in /),
+    the session id it is named for ("" for the root) and the rest of the path."""
+
+    directory: str
+    sid: str
+    rest: str
+
+
+def session_path(path: str) -> SessionPath | None:
+    match = _SESSION_FILE.match(path)
+    if match is None:
+        return None
+    return SessionPath(match["dir"] or "", match["sid"] or "", match["rest"])
+
+
+def claims(path: str) -> str | None:
+    head, _, name = path.rpartition("/")
+    if name == "index.json" and (head == "sessions" or head.endswith("/sessions")):
+        return INDEX
+    if name == "locations.json" and (head == "sessions" or head.endswith("/sessions")):
+        return LOCATIONS
+    if name == "projects.json" and (head == "projects" or head.endswith("/projects")):
+        return PROJECTS
+    if name == ".gitignore" and (head == ".openprogram" or head.endswith("/.openprogram")):
+        return GITIGNORE
+    if "memory/" in path:
+        if _ARCHIVE.search(path):
+            return ARCHIVE
+        if _TOPIC.search(path):
+            return TOPIC
+        if _RECORDS.search(path):
+            return RECORDS
+    found = session_path(path)
+    if found is not None:
+        rest = found.rest
+        if rest.startswith("history/"):
+            if rest.endswith(".json"):
+                return NODE
+            return TEMP if rest.endswith(".tmp") else None
+        if rest == "meta.json":
+            return META
+        if rest.startswith("file_backups/"):
+            return BACKUP
+        # a *.tmp in the session's own directory; at the root only the atomic-write temp files
+        # of the session's own JSON files, so that a repository's other *.tmp stay unclaimed
+        if found.directory or rest.startswith(("meta.json.", "jobs.json.")):
+            return TEMP
+    return None
+
+
+def session_dir_of(path: str) -> str | None:
+    found = session_path(path)
+    return None if found is None else found.directory
+
+
+_WORKSPACE = re.compile(r"^((?:[^/]+/)*?)memory/")
+
+
+def workspace_of(path: str) -> str:
+    """The state directory (``""`` or ending in /) of a path under ``memory/``."""
+    match = _WORKSPACE.match(path)
+    return "" if match is None else match[1]

@@ -1,0 +1,1281 @@
+"""Cross-file checks (``continuity check``): each session as a whole (its nodes as one DAG,
+meta.json against them, its branches and backups) and the registries against the sessions."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from urllib.parse import quote as url_quote
+
+from continuity_checks.checks.sessions import files, gitobjects, layout, memory, nodes
+from continuity_checks.checks.sessions import rules as ss
+from continuity_checks.checks.sessions.common import located, read_json
+from continuity_checks.checks.sessions.nodes import Node
+from continuity_checks.checks.sessions.pathmap import PathMap, Unresolved
+from continuity_checks.core import pointer as jp
+from continuity_checks.core import strict_json
+from continuity_checks.core.display import quote, show
+from continuity_checks.core.family import Claimed
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.parallel import split_map, usable_cpus
+from continuity_checks.core.rules import Rule
+from continuity_checks.core.snapshot import Snapshot, Unreadable
+
+SESSION_KINDS = frozenset({layout.NODE, layout.META, layout.TEMP, layout.BACKUP})
+MAX_BACKUP_TURNS = 100
+BOUND = re.compile(r"^(?P<project>(?:.*/)?)\.openprogram/sessions/(?P<sid>[^/]+)/$")
+HOUR, DAY = 3600.0, 86400.0
+GC_CAP = 1000
+METAS_KEPT = 64  # meta.json values kept for the registries' cross-checks (each is read ≤ 3 times)
+
+
+def check_tree(
+    snapshot: Snapshot, claimed: list[Claimed], max_depth: int, path_map: PathMap
+) -> list[Finding]:
+    findings: list[Finding] = []
+    sessions: dict[str, None] = {}
+    for item in claimed:
+        if item.kind in SESSION_KINDS:
+            directory = layout.session_dir_of(item.path)
+            if directory is not None:
+                sessions[directory] = None
+    states = dict.fromkeys(
+        _state_dir(c.path)
+        for c in claimed
+        if c.kind in (layout.INDEX, layout.LOCATIONS, layout.PROJECTS)
+    )
+    for state in states:
+        registries = Registries(snapshot, state, max_depth, path_map)
+        findings.extend(registries.check())
+        for directory in registries.discovered:
+            sessions.setdefault(directory, None)
+    findings.extend(check_sessions(snapshot, list(sessions), max_depth, path_map))
+    memory_kinds = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
+    workspaces: dict[str, list[Claimed]] = {}
+    for item in claimed:
+        if item.kind in memory_kinds:
+            workspaces.setdefault(layout.workspace_of(item.path), []).append(item)
+    for workspace, items in workspaces.items():
+        findings.extend(Workspace(snapshot, workspace, max_depth, path_map).check(items))
+    return findings
+
+
+REGISTRIES = ("sessions/index.json", "sessions/locations.json", "projects/projects.json")
+
+
+def _state_dir(path: str) -> str:
+    """The state directory (``""`` or ending in /) of a registry path."""
+    for registry in REGISTRIES:
+        if path.endswith(registry):
+            return path[: -len(registry)]
+    return ""
+
+
+# --- one session ---------------------------------------------------------------------------------
+
+
+def _name(snapshot: Snapshot, directory: str) -> str:
+    if directory:
+        return directory.rstrip("/").rpartition("/")[2]
+    root = getattr(snapshot, "root", None)
+    return "" if root is None else str(root).rstrip("/").rpartition("/")[2]
+
+
+class Loaded:
+    """A session's node files: the nodes whose shape allows the DAG checks, and the ids every
+    node file names (a broken node still exists: edges to it are not dangling). One session at
+    a time is held."""
+
+    def __init__(self, snapshot: Snapshot, max_depth: int) -> None:
+        self.snapshot = snapshot
+        self.max_depth = max_depth
+        self.nodes: list[Node] = []
+        self.named: set[str] = set()
+
+    def place(self, findings: list[Finding]) -> list[Finding]:
+        """``findings`` with the line and column of their pointer in the node file (read again:
+        positions are worked out only for the rare file that has a finding)."""
+        placed = []
+        docs: dict[str, strict_json.Document | None] = {}
+        for finding in findings:
+            if finding.line is None and finding.pointer is not None:
+                if finding.path not in docs:
+                    docs[finding.path] = _document(self.snapshot, finding.path, self.max_depth)
+                doc = docs[finding.path]
+                if doc is not None:
+                    line, column = doc.position(finding.pointer)
+                    finding = replace(finding, line=line, column=column)
+            placed.append(finding)
+        return placed
+
+
+def _document(snapshot: Snapshot, path: str, max_depth: int) -> strict_json.Document | None:
+    data = snapshot.read(path)
+    if isinstance(data, Unreadable):
+        return None
+    doc = strict_json.load(data, max_depth=max_depth)
+    return doc if isinstance(doc, strict_json.Document) else None
+
+
+def load_nodes(
+    snapshot: Snapshot, directory: str, max_depth: int, findings: list[Finding]
+) -> Loaded:
+    """Every node file of the session, checked on its own; the nodes whose shape allows more.
+
+    The common case (a valid node) costs one strict parse without positions
+    (``strict_json.accepts``); the loader with positions runs only for a file with a problem."""
+    loaded = Loaded(snapshot, max_depth)
+    listing = snapshot.list(directory + "history")
+    if isinstance(listing, Unreadable):
+        return loaded
+    found = loaded.nodes
+    for name in listing:
+        if not name.endswith(".json"):
+            continue
+        named = layout.NODE_NAME.match(name)
+        if named is not None:
+            loaded.named.add(named[3])
+        path = f"{directory}history/{name}"
+        data = snapshot.read(path)
+        if isinstance(data, Unreadable):
+            findings.append(data.finding())
+            continue
+        accepted = strict_json.accepts(data, max_depth)
+        if accepted is None:
+            problem = strict_json.load(data, max_depth=max_depth)
+            if isinstance(problem, strict_json.Problem):
+                findings.append(problem.finding(path))
+                continue
+            accepted = (problem.text, problem.value)
+        node_findings, node = nodes.check(path, accepted[1], _unplaced(path), snapshot)
+        if node_findings:
+            findings.extend(loaded.place(node_findings))
+        if node is not None:
+            found.append(node)
+    return loaded
+
+
+def _unplaced(path: str) -> nodes.At:
+    def at(rule: Rule, pointer: str, message: str) -> Finding:
+        return rule.finding(path, message, pointer=pointer or None)
+
+    return at
+
+
+PARALLEL_SESSIONS = 50  # below this a second process costs more than it saves
+
+
+def check_sessions(
+    snapshot: Snapshot, directories: list[str], max_depth: int, path_map: PathMap
+) -> list[Finding]:
+    """Each session on its own (sessions share nothing), on every usable CPU for many."""
+
+    def part(chunk: Sequence[str]) -> list[Finding]:
+        found: list[Finding] = []
+        for directory in chunk:
+            found.extend(check_session(snapshot, directory, max_depth, path_map))
+        return found
+
+    jobs = usable_cpus() if len(directories) >= PARALLEL_SESSIONS else 1
+    return [f for chunk in split_map(part, directories, jobs) for f in chunk]
+
+
+def check_session(
+    snapshot: Snapshot, directory: str, max_depth: int, path_map: PathMap | None = None
+) -> list[Finding]:
+    findings: list[Finding] = []
+    here = directory.rstrip("/") or "."
+    has_history = snapshot.is_dir(directory + "history")
+    missing = [
+        p
+        for p, ok in ((".git", snapshot.exists(directory + ".git")), ("history/", has_history))
+        if not ok
+    ]
+    if missing:
+        findings.append(
+            ss.NOT_A_SESSION.finding(
+                here,
+                "expected a session repository with .git and history/, missing "
+                f"{' and '.join(missing)}",
+            )
+        )
+    loaded = load_nodes(snapshot, directory, max_depth, findings)
+    all_nodes = loaded.nodes
+    dag: list[Finding] = []
+    by_id = check_dag(all_nodes, dag, loaded.named)
+    findings.extend(loaded.place(dag))
+    meta_path = directory + "meta.json"
+    if snapshot.exists(meta_path):
+        doc = read_json(snapshot, meta_path, max_depth, findings)
+        if doc is not None and isinstance(doc.value, dict):
+            findings.extend(check_meta_nodes(doc, meta_path, by_id, all_nodes))
+            stamped = [n for n in all_nodes if n.commits is not None and n.role == "llm"]
+            # a session checked on its own: the repositories it names are outside the root
+            if stamped and (directory or (path_map is not None and path_map.pairs)):
+                local = _session_map(snapshot, directory, doc.value, path_map or PathMap({}))
+                sid = str(doc.value.get("id") or _name(snapshot, directory))
+                findings.extend(loaded.place(check_commit_stamps(snapshot, stamped, sid, local)))
+    if snapshot.is_dir(directory + ".git"):
+        findings.extend(check_branches(snapshot, directory))
+    findings.extend(check_backups(snapshot, directory, by_id))
+    findings.extend(loaded.place(check_markers(snapshot, directory, all_nodes)))
+    bound = BOUND.match(directory)
+    if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
+        findings.extend(check_project_gitignore(snapshot, bound["project"]))
+    return findings
+
+
+def is_state_dir(snapshot: Snapshot, directory: str) -> bool:
+    """Whether ``directory`` (``…/.openprogram/``) is a state directory, whose sessions/ holds the
+    default project's sessions, rather than a project's: it has registries, a project has none."""
+    return any(
+        snapshot.exists(directory + name)
+        for name in (
+            "projects/projects.json",
+            "sessions/index.json",
+            "sessions/locations.json",
+            "owner.json",
+        )
+    )
+
+
+def check_dag(
+    all_nodes: list[Node], findings: list[Finding], named: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Node]:
+    """Unique ids and seqs, the ROOT node, edges, cycles, the write invariant and turn shape."""
+    all_nodes = sorted(all_nodes, key=lambda n: (n.seq, n.path))
+    by_id: dict[str, Node] = {}
+    by_seq: dict[int, Node] = {}
+    for node in all_nodes:
+        first = by_id.get(node.id)
+        if first is not None:
+            findings.append(
+                ss.DUPLICATE_NODE.finding(
+                    node.path,
+                    f"expected a unique node id, found {quote(node.id)} also in {first.path}",
+                    pointer="/id",
+                )
+            )
+        else:
+            by_id[node.id] = node
+        same = by_seq.get(node.seq)
+        if same is not None:
+            findings.append(
+                ss.DUPLICATE_NODE.finding(
+                    node.path,
+                    f"expected a unique seq, found {node.seq} also in {same.path}",
+                    pointer="/seq",
+                )
+            )
+        else:
+            by_seq[node.seq] = node
+    for node in all_nodes:
+        pred = node.predecessor
+        if pred is not None and pred not in by_id and pred not in named and pred != "ROOT":
+            findings.append(
+                ss.DANGLING_EDGE.finding(
+                    node.path,
+                    f"expected the predecessor to name a node of the session, found {quote(pred)}",
+                    pointer="/predecessor",
+                )
+            )
+        if (
+            node.caller not in ("", "ROOT")
+            and node.caller not in by_id
+            and node.caller not in named
+            and not node.spawn
+        ):
+            findings.append(
+                ss.DANGLING_EDGE.finding(
+                    node.path,
+                    'expected the caller to be "", "ROOT" or a node of the session, found '
+                    f"{quote(node.caller)}",
+                    pointer="/caller",
+                )
+            )
+    for field in ("predecessor", "caller"):
+        edges = {n.id: getattr(n, field) for n in by_id.values() if getattr(n, field)}
+        for cycle in _cycles(edges):
+            start = min((by_id[i] for i in cycle), key=lambda n: (n.seq, n.path))
+            loop = " -> ".join(quote(i, 30) for i in [*cycle, cycle[0]])
+            findings.append(
+                ss.EDGE_CYCLE.finding(
+                    start.path,
+                    f"expected the {field} chain to end, found a cycle {loop}",
+                    pointer=f"/{field}",
+                )
+            )
+    conversational = [
+        n
+        for n in all_nodes
+        if n.role in ("user", "llm") and n.caller in ("", "ROOT") and n.input_null
+        and n.id != "ROOT"
+    ]  # fmt: skip
+    first_id = conversational[0].id if conversational else None
+    for node in conversational:
+        if node.predecessor is None and not node.spawn and not node.summary and node.id != first_id:
+            findings.append(
+                ss.WRITE_INVARIANT.finding(
+                    node.path,
+                    f"expected a predecessor for the {node.role} node {quote(node.id)}, found none",
+                    pointer="/predecessor",
+                )
+            )
+    for node in all_nodes:
+        if node.tool_call and node.role == "code":
+            caller = by_id.get(node.caller)
+            if caller is not None and caller.role != "llm":
+                findings.append(
+                    ss.TOOL_SHAPE.finding(
+                        node.path,
+                        f"expected an llm caller for a tool node, found the {caller.role} node "
+                        f"{quote(caller.id)}",
+                        pointer="/caller",
+                    )
+                )
+        if node.role == "llm" and node.caller == "" and not node.attach and node.predecessor:
+            previous = by_id.get(node.predecessor)
+            if previous is not None and previous.role != "user":
+                findings.append(
+                    ss.TURN_SHAPE.finding(
+                        node.path,
+                        "expected a user node as the predecessor of a top-level llm node, found "
+                        f"the {previous.role} node {quote(previous.id)}",
+                        pointer="/predecessor",
+                    )
+                )
+        if (
+            node.role == "user"
+            and node.id != "ROOT"
+            and node.caller == ""
+            and node.input_null
+            and not node.spawn
+            and not node.summary
+        ):
+            findings.append(
+                ss.TURN_SHAPE.finding(
+                    node.path,
+                    'expected caller "ROOT" on a top-level user node, found ""',
+                    pointer="/caller",
+                )
+            )
+    return by_id
+
+
+def _cycles(edges: dict[str, str]) -> list[list[str]]:
+    """Each cycle of a graph where every node has at most one outgoing edge, once."""
+    done: set[str] = set()
+    cycles = []
+    for start in edges:
+        if start in done:
+            continue
+        order: dict[str, int] = {}
+        path: list[str] = []
+        node: str | None = start
+        while node is not None and node not in done and node not in order:
+            order[node] = len(path)
+            path.append(node)
+            node = edges.get(node)
+        if node is not None and node in order:
+            cycles.append(path[order[node] :])
+        done.update(path)
+    return cycles
+
+
+def check_meta_nodes(
+    doc: strict_json.Document, path: str, by_id: dict[str, Node], all_nodes: list[Node]
+) -> list[Finding]:
+    meta = doc.value
+    assert isinstance(meta, dict)
+    findings: list[Finding] = []
+
+    def at(rule: Rule, pointer: str, message: str) -> Finding:
+        return located(rule, doc, path, pointer, message)
+
+    head = meta.get("head_id")
+    if isinstance(head, str):
+        node = by_id.get(head)
+        if node is None:
+            findings.append(
+                at(
+                    ss.BAD_HEAD,
+                    "/head_id",
+                    f"expected null or the id of a node in history/, found {quote(head)}",
+                )
+            )
+        elif node.summary:
+            findings.append(
+                at(
+                    ss.HEAD_IS_SUMMARY,
+                    "/head_id",
+                    f"expected a conversational head, found the compaction summary {quote(head)}",
+                )
+            )
+    branches = meta.get("branches")
+    if isinstance(branches, dict):
+        for key in branches:
+            if key not in by_id:
+                findings.append(
+                    at(
+                        ss.META_BRANCHES,
+                        jp.append("/branches", key),
+                        f"expected a branch key naming a node, found {quote(key)}",
+                    )
+                )
+    merged = meta.get("merged_heads")
+    if isinstance(merged, list):
+        for index, item in enumerate(merged):
+            if isinstance(item, str) and item not in by_id:
+                findings.append(
+                    at(
+                        ss.META_BRANCHES,
+                        f"/merged_heads/{index}",
+                        f"expected a node id, found {quote(item)}",
+                    )
+                )
+    title = meta.get("title")
+    if (
+        meta.get("_auto_titled") is True
+        and meta.get("_title_gen_count") == 1
+        and not meta.get("_user_titled")
+        and isinstance(title, str)
+    ):
+        users = sorted(
+            (n for n in all_nodes if n.role == "user" and n.id != "ROOT" and n.caller == "ROOT"),
+            key=lambda n: n.seq,
+        )
+        if users:
+            expected = phase1_title(users[0].text)
+            if title != expected:
+                findings.append(
+                    at(
+                        ss.META_TITLE,
+                        "/title",
+                        f"expected the phase-1 title {quote(expected)} (first line of the first "
+                        f"user message), found {quote(title)}",
+                    )
+                )
+    return findings
+
+
+def phase1_title(text: str) -> str:
+    lines = text.strip().splitlines()
+    first = lines[0].strip() if lines else ""
+    return first if len(first) <= 50 else first[:50] + "…"
+
+
+def check_branches(snapshot: Snapshot, directory: str) -> list[Finding]:
+    """[27] only main (read from the repository's own refs: loose and packed)."""
+    names: set[str] = set()
+    base = directory + ".git/refs/heads"
+    stack = [""]
+    while stack:
+        prefix = stack.pop()
+        listing = snapshot.list(base + ("/" + prefix if prefix else ""))
+        if isinstance(listing, Unreadable):
+            continue
+        for entry in listing:
+            rel = f"{prefix}/{entry}" if prefix else entry
+            if snapshot.is_dir(f"{base}/{rel}"):
+                stack.append(rel)
+            else:
+                names.add(rel)
+    packed = snapshot.read(directory + ".git/packed-refs")
+    if not isinstance(packed, Unreadable):
+        for line in packed.decode("utf-8", "replace").splitlines():
+            parts = line.split(" ", 1)
+            if len(parts) == 2 and parts[1].startswith("refs/heads/"):
+                names.add(parts[1][len("refs/heads/") :])
+    findings = []
+    here = directory + ".git"
+    for branch in sorted(names - {"main"}):
+        if branch.startswith("retry-"):
+            findings.append(
+                ss.RETRY_BRANCH.finding(
+                    here,
+                    "expected only the branch main, found the proposal's retry branch "
+                    f"{quote(branch)}",
+                )
+            )
+        else:
+            findings.append(
+                ss.BRANCHES.finding(here, f"expected only the branch main, found {quote(branch)}")
+            )
+    return findings
+
+
+def check_backups(snapshot: Snapshot, directory: str, by_id: dict[str, Node]) -> list[Finding]:
+    """[36] turn directories named after llm nodes, each with a manifest, at most 100."""
+    listing = snapshot.list(directory + "file_backups")
+    if isinstance(listing, Unreadable):
+        return []
+    findings = []
+    turns = [t for t in listing if snapshot.is_dir(f"{directory}file_backups/{t}")]
+    for turn in turns:
+        here = f"{directory}file_backups/{turn}"
+        node = by_id.get(turn)
+        if node is None or node.role != "llm":
+            found = "no node" if node is None else f"a {node.role} node"
+            findings.append(
+                ss.BACKUP.finding(
+                    here,
+                    f"expected a turn directory named after an llm node, found {found} with id "
+                    f"{quote(turn)}",
+                )
+            )
+        if not snapshot.exists(here + "/manifest.json"):
+            findings.append(
+                ss.BACKUP.finding(here, "expected manifest.json in the turn directory, found none")
+            )
+    if len(turns) > MAX_BACKUP_TURNS:
+        findings.append(
+            ss.BACKUP.finding(
+                f"{directory}file_backups",
+                f"expected at most {MAX_BACKUP_TURNS} turn directories (GC keeps the newest), "
+                f"found {len(turns)}",
+            )
+        )
+    return findings
+
+
+def check_project_gitignore(snapshot: Snapshot, project: str) -> list[Finding]:
+    """[46] a project holding sessions has .openprogram/.gitignore with exactly "*\\n"."""
+    path = project + ".openprogram/.gitignore"
+    data = snapshot.read(path)
+    if isinstance(data, Unreadable):
+        if snapshot.exists(path):
+            return [data.finding()]
+        return [
+            ss.PROJECT_GITIGNORE.finding(
+                path,
+                'expected .openprogram/.gitignore containing "*\\n" in a project holding '
+                "sessions, found none",
+            )
+        ]
+    return files.gitignore_findings(path, data)
+
+
+# --- registries ----------------------------------------------------------------------------------
+
+
+class Registries:
+    """The registries of one state directory against each other and against the sessions."""
+
+    def __init__(self, snapshot: Snapshot, state: str, max_depth: int, path_map: PathMap) -> None:
+        self.snapshot = snapshot
+        self.state = state
+        self.max_depth = max_depth
+        self.findings: list[Finding] = []
+        self.discovered: list[str] = []
+        self.index = self._load("sessions/index.json")
+        self.locations = self._load("sessions/locations.json")
+        self.projects = self._load("projects/projects.json")
+        self.path_map = path_map
+        default = self._default_project()
+        if default is not None and state.endswith(".openprogram/"):
+            # the default project's path is the home directory holding .openprogram/
+            home = state[: -len(".openprogram/")].rstrip("/")
+            self.path_map = path_map.with_default(default, home)
+        self._metas: dict[str, dict[str, object] | None] = {}
+
+    def _load(self, rel: str) -> strict_json.Document | None:
+        path = self.state + rel
+        if not self.snapshot.exists(path):
+            return None
+        doc = read_json(self.snapshot, path, self.max_depth, self.findings)
+        return doc if doc is not None and isinstance(doc.value, dict) else None
+
+    def _default_project(self) -> str | None:
+        if self.projects is None:
+            return None
+        assert isinstance(self.projects.value, dict)
+        for project in self.projects.value.values():
+            if (
+                isinstance(project, dict)
+                and project.get("is_default") is True
+                and isinstance(project.get("path"), str)
+            ):
+                return str(project["path"])
+        return None
+
+    def _at(
+        self, doc: strict_json.Document, rel: str, rule: Rule, pointer: str, message: str
+    ) -> Finding:
+        return located(rule, doc, self.state + rel, pointer, message)
+
+    def _resolve(
+        self, absolute: str, doc: strict_json.Document, rel: str, pointer: str
+    ) -> str | None:
+        resolved = self.path_map.resolve(absolute, self.snapshot)
+        if isinstance(resolved, Unresolved):
+            self.findings.append(
+                self._at(
+                    doc,
+                    rel,
+                    ss.UNRESOLVED_PATH,
+                    pointer,
+                    f"expected {quote(absolute)} to resolve inside the checked root, found that "
+                    f"{resolved.reason}",
+                )
+            )
+            return None
+        return resolved
+
+    def session_dirs(self) -> dict[str, str | None]:
+        """Each session id the registries know, with its directory (None: not resolvable)."""
+        found: dict[str, str | None] = {}
+        if self.locations is not None:
+            assert isinstance(self.locations.value, dict)
+            for sid, location in self.locations.value.items():
+                suffix = f"/.openprogram/sessions/{sid}"
+                if (
+                    isinstance(location, str)
+                    and location.startswith("/")
+                    and location.endswith(suffix)
+                ):
+                    resolved = self._resolve(
+                        location, self.locations, "sessions/locations.json", jp.append("", sid)
+                    )
+                    found[sid] = None if resolved is None else (resolved + "/" if resolved else "")
+        return found
+
+    def meta(self, directory: str) -> dict[str, object] | None:
+        if directory in self._metas:
+            return self._metas[directory]
+        data = self.snapshot.read(directory + "meta.json")
+        value = None
+        if not isinstance(data, Unreadable):
+            accepted = strict_json.accepts(data, self.max_depth)
+            if accepted is not None and isinstance(accepted[1], dict):
+                value = accepted[1]
+        if len(self._metas) >= METAS_KEPT:
+            self._metas.clear()  # bounded: memory must not grow with the sessions
+        self._metas[directory] = value
+        return value
+
+    def check(self) -> list[Finding]:
+        located_dirs = self.session_dirs()
+        for directory in located_dirs.values():
+            if directory is not None and self.snapshot.is_dir(directory + "history"):
+                self.discovered.append(directory)
+        self._check_index(located_dirs)
+        self._check_locations(located_dirs)
+        self._check_projects(located_dirs)
+        return self.findings
+
+    def _latest_user_text(self, directory: str) -> str | None:
+        """The output of the session's last user message in seq order (one file read)."""
+        listing = self.snapshot.list(directory + "history")
+        if isinstance(listing, Unreadable):
+            return None
+        users = []
+        for name in listing:
+            match = layout.NODE_NAME.match(name)
+            if match is not None and match[2] == "u" and match[3] != "ROOT":
+                users.append((int(match[1]), name))
+        for _, name in sorted(users, reverse=True):
+            data = self.snapshot.read(f"{directory}history/{name}")
+            accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
+            value = None if accepted is None else accepted[1]
+            if not isinstance(value, dict) or not isinstance(value.get("output"), str):
+                return None  # the node's own findings say why
+            if value.get("input") is None and value.get("caller") == "ROOT":
+                return str(value["output"])
+        return None
+
+    def _home_dir(self, sid: str) -> str:
+        return f"{self.state}sessions/{sid}/"
+
+    def _dir_of(self, sid: str, located_dirs: dict[str, str | None]) -> str | None:
+        if sid in located_dirs:
+            return located_dirs[sid]
+        return self._home_dir(sid)
+
+    def _check_index(self, located_dirs: dict[str, str | None]) -> None:
+        doc = self.index
+        if doc is None:
+            return
+        rel = "sessions/index.json"
+        entries = doc.value
+        assert isinstance(entries, dict)
+        now = time.time()
+        archived_left = 0
+        for sid, entry in entries.items():
+            if not isinstance(entry, dict):
+                continue
+            pointer = jp.append("", sid)
+            directory = self._dir_of(sid, located_dirs)
+            if directory is None:
+                continue  # its location is unresolvable: reported there
+            meta = self.meta(directory)
+            if meta is None:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.INDEX_META,
+                        pointer,
+                        f"expected a session with meta.json at {quote(directory or '.')}, found "
+                        "none",
+                    )
+                )
+            else:
+                for key in ("title", "agent_id", "source", "created_at", "archived", "pinned"):
+                    if key not in entry and key not in meta:
+                        continue
+                    default = False if key in ("archived", "pinned") else None
+                    mine, theirs = entry.get(key, default), meta.get(key, default)
+                    if mine != theirs or type(mine) is not type(theirs):
+                        self.findings.append(
+                            self._at(
+                                doc,
+                                rel,
+                                ss.INDEX_META,
+                                f"{pointer}/{key}",
+                                f"expected {show(theirs)} as in {directory}meta.json, found "
+                                f"{show(mine)}",
+                            )
+                        )
+                mine_u, theirs_u = entry.get("updated_at"), meta.get("updated_at")
+                if (
+                    isinstance(mine_u, (int, float))
+                    and isinstance(theirs_u, (int, float))
+                    and not (theirs_u - 5.0 <= mine_u <= theirs_u)
+                ):
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.INDEX_META,
+                            f"{pointer}/updated_at",
+                            f"expected {show(theirs_u)} as in {directory}meta.json (or up to 5 s "
+                            f"behind), found {show(mine_u)}",
+                        )
+                    )
+                preview = entry.get("preview")
+                if isinstance(preview, str) and mine_u == theirs_u:  # flushed: no append pending
+                    latest = self._latest_user_text(directory)
+                    if latest is not None and files.preview_of(latest) != preview:
+                        self.findings.append(
+                            self._at(
+                                doc,
+                                rel,
+                                ss.PREVIEW,
+                                f"{pointer}/preview",
+                                f"expected {quote(files.preview_of(latest))} (from the latest user "
+                                f"message), found {quote(preview)}",
+                            )
+                        )
+            created, updated = entry.get("created_at"), entry.get("updated_at")
+            if entry.get("archived") is True:
+                archived_left += 1
+                if isinstance(updated, (int, float)) and now - updated > 90 * DAY:
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.GC_PENDING,
+                            pointer,
+                            "expected startup GC to have deleted an archived session idle for "
+                            "over 90 days, found it",
+                        )
+                    )
+            if isinstance(created, (int, float)) and now - created > HOUR and directory:
+                listing = self.snapshot.list(directory + "history")
+                if self.snapshot.exists(directory) and (
+                    isinstance(listing, Unreadable) or not any(n.endswith(".json") for n in listing)
+                ):
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.GC_PENDING,
+                            pointer,
+                            "expected startup GC to have deleted an empty session older than 1 "
+                            "h, found it",
+                        )
+                    )
+        if len(entries) > GC_CAP and archived_left:
+            self.findings.append(
+                self._at(
+                    doc,
+                    rel,
+                    ss.GC_PENDING,
+                    "",
+                    f"expected at most {GC_CAP} entries while archived ones remain, found "
+                    f"{len(entries)}",
+                )
+            )
+
+    def _projects_by_path(self) -> dict[str, tuple[str, dict[str, object]]]:
+        found: dict[str, tuple[str, dict[str, object]]] = {}
+        if self.projects is not None:
+            assert isinstance(self.projects.value, dict)
+            for pid, project in self.projects.value.items():
+                if (
+                    isinstance(project, dict)
+                    and isinstance(project.get("path"), str)
+                    and project.get("is_default") is not True
+                ):
+                    found[str(project["path"]).rstrip("/")] = (pid, project)
+        return found
+
+    def _check_locations(self, located_dirs: dict[str, str | None]) -> None:
+        doc = self.locations
+        if doc is None:
+            return
+        rel = "sessions/locations.json"
+        assert isinstance(doc.value, dict)
+        by_path = self._projects_by_path() if self.projects is not None else None
+        for sid, location in doc.value.items():
+            pointer = jp.append("", sid)
+            suffix = f"/.openprogram/sessions/{sid}"
+            if not isinstance(location, str) or not location.endswith(suffix):
+                continue  # malformed: SS131
+            root = location[: -len(suffix)]
+            if by_path is not None:
+                owner = by_path.get(root)
+                session_ids = owner[1].get("session_ids") if owner else None
+                if owner is None or not isinstance(session_ids, list) or sid not in session_ids:
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.LOCATION_BINDING,
+                            pointer,
+                            f"expected a non-default project at {quote(root)} listing "
+                            f"{quote(sid)}, found none",
+                        )
+                    )
+                    owner = None
+            else:
+                owner = None
+            directory = located_dirs.get(sid)
+            if directory is None:
+                continue
+            meta = self.meta(directory)
+            if meta is None:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.LOCATION_BINDING,
+                        pointer,
+                        f"expected a session with meta.json at {quote(directory or '.')}, found "
+                        "none",
+                    )
+                )
+                continue
+            if owner is not None and meta.get("project_id") != owner[0]:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.LOCATION_BINDING,
+                        pointer,
+                        f"expected meta.project_id {quote(owner[0])} in {directory}meta.json, "
+                        f"found {show(meta.get('project_id'))}",
+                    )
+                )
+            work_dir = meta.get("work_dir")
+            if isinstance(work_dir, str) and work_dir.rstrip("/") != root:
+                self.findings.append(
+                    self._at(
+                        doc,
+                        rel,
+                        ss.LOCATION_BINDING,
+                        pointer,
+                        f"expected meta.work_dir {quote(root)} in {directory}meta.json, found "
+                        f"{quote(work_dir)}",
+                    )
+                )
+
+    def _check_projects(self, located_dirs: dict[str, str | None]) -> None:
+        doc = self.projects
+        if doc is None:
+            return
+        rel = "projects/projects.json"
+        assert isinstance(doc.value, dict)
+        owners: dict[str, str] = {}
+        for pid, project in doc.value.items():
+            if not isinstance(project, dict) or not isinstance(project.get("session_ids"), list):
+                continue
+            pointer = jp.append("", pid)
+            path = project.get("path")
+            project_dir: str | None = None
+            if (
+                project.get("is_default") is not True
+                and isinstance(path, str)
+                and path.startswith("/")
+            ):
+                project_dir = self._resolve(path, doc, rel, pointer + "/path")
+                if project_dir is not None:
+                    prefix = project_dir + "/" if project_dir else ""
+                    if self.snapshot.is_dir(prefix + ".openprogram/sessions") and not is_state_dir(
+                        self.snapshot, prefix + ".openprogram/"
+                    ):
+                        self.findings.extend(check_project_gitignore(self.snapshot, prefix))
+                        listing = self.snapshot.list(prefix + ".openprogram/sessions")
+                        if not isinstance(listing, Unreadable):
+                            for name in listing:
+                                candidate = f"{prefix}.openprogram/sessions/{name}/"
+                                if self.snapshot.is_dir(candidate + "history"):
+                                    self.discovered.append(candidate)
+            for index, sid in enumerate(project["session_ids"]):
+                if not isinstance(sid, str):
+                    continue
+                item = f"{pointer}/session_ids/{index}"
+                if sid in owners and owners[sid] != pid:
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.PROJECT_SESSIONS,
+                            item,
+                            f"expected {quote(sid)} in one project's session_ids, found it also "
+                            f"in {quote(owners[sid])}",
+                        )
+                    )
+                owners.setdefault(sid, pid)
+                directory = located_dirs.get(sid) if sid in located_dirs else None
+                if sid in located_dirs and directory is None:
+                    continue  # unresolvable location: reported there
+                candidates = [d for d in (directory, self._home_dir(sid)) if d is not None]
+                if project_dir is not None:
+                    prefix = project_dir + "/" if project_dir else ""
+                    candidates.append(f"{prefix}.openprogram/sessions/{sid}/")
+                if not any(
+                    self.meta(d) is not None or self.snapshot.is_dir(d + "history")
+                    for d in candidates
+                ):
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.PROJECT_SESSIONS,
+                            item,
+                            f"expected a session directory for {quote(sid)}, found none "
+                            "(prune_sessions would drop it)",
+                        )
+                    )
+
+
+# --- memory ---------------------------------------------------------------------------------------
+
+HOME_SESSION = re.compile(r"^(?P<state>(?:.*/)?)sessions/(?P<sid>[^/]+)/$")
+
+
+def check_markers(snapshot: Snapshot, directory: str, all_nodes: list[Node]) -> list[Finding]:
+    """[52] nodes marked as written to this state directory's memory workspace have a frame.
+    (A project-bound session's state directory is not known from its path: not checked.)"""
+    marked = [n for n in all_nodes if isinstance(n.marker, str)]
+    home = HOME_SESSION.match(directory)
+    if not marked or home is None:
+        return []
+    state, sid = home["state"], home["sid"]
+    data = snapshot.read(state + "memory/.scriptorium/workspace-id")
+    if isinstance(data, Unreadable):
+        return []
+    workspace = data.decode("utf-8", "replace").strip()
+    archive = f"{state}memory/sources/openprogram/_v2/{url_quote(sid, safe='')}.md"
+    content = snapshot.read(archive)
+    if isinstance(content, Unreadable):
+        refs: set[str] = set()
+    else:
+        frames, broken = memory.scan(archive, content)
+        if broken:
+            return []  # the archive's own finding (SS139) is the cause
+        refs = {f.ref for f in frames}
+    findings = []
+    for node in marked:
+        if node.marker == workspace and f"openprogram/{sid}/{node.id}" not in refs:
+            findings.append(
+                ss.MEMORY_MARKER.finding(
+                    node.path,
+                    f"expected a frame openprogram/{sid}/{node.id} in {archive}, found none",
+                    pointer="/metadata/memory_written_scriptorium",
+                )
+            )
+    return findings
+
+
+class Workspace:
+    """A state directory's memory: archives against the sessions they quote, block ids, and the
+    proposal's provenance records against the sessions they point to."""
+
+    def __init__(self, snapshot: Snapshot, state: str, max_depth: int, path_map: PathMap) -> None:
+        self.snapshot = snapshot
+        self.state = state
+        self.max_depth = max_depth
+        # only the registries' locations are used here; their findings come from their own check
+        self.located = Registries(snapshot, state, max_depth, path_map).session_dirs()
+        self._listings: dict[str, dict[str, str] | None] = {}
+
+    def nodes_of(self, sid: str) -> dict[str, str] | None:
+        """Node id -> file path of session ``sid``, or None when it has no session here."""
+        if sid not in self._listings:
+            directory = self.located.get(sid, f"{self.state}sessions/{sid}/")
+            found: dict[str, str] | None = None
+            if directory is not None:
+                listing = self.snapshot.list(directory + "history")
+                if not isinstance(listing, Unreadable):
+                    found = {}
+                    for name in listing:
+                        match = layout.NODE_NAME.match(name)
+                        if match is not None:
+                            found[match[3]] = f"{directory}history/{name}"
+            self._listings[sid] = found
+        return self._listings[sid]
+
+    def check(self, items: list[Claimed]) -> list[Finding]:
+        findings: list[Finding] = []
+        for item in items:
+            if item.kind == layout.ARCHIVE:
+                findings.extend(self._archive(item.path))
+            elif item.kind == layout.RECORDS:
+                findings.extend(self._records(item.path))
+        if any(item.kind == layout.TOPIC for item in items):
+            findings.extend(self._block_ids())
+        return findings
+
+    def _archive(self, path: str) -> list[Finding]:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            return []
+        findings = []
+        for frame in memory.scan(path, data)[0]:
+            parts = frame.ref.split("/")
+            if len(parts) != 3 or parts[0] != "openprogram":
+                continue
+            sid, nid = parts[1], parts[2]
+            nodes_here = self.nodes_of(sid)
+
+            def bad(message: str, _line: int = frame.line) -> Finding:
+                return ss.ARCHIVE_REF.finding(path, message, line=_line)
+
+            if nodes_here is None:
+                findings.append(
+                    bad(
+                        f"expected the session {quote(sid)} of {quote(frame.ref)}, found none "
+                        "(deleted?)"
+                    )
+                )
+                continue
+            node_path = nodes_here.get(nid)
+            if node_path is None:
+                findings.append(
+                    bad(f"expected the node {quote(nid)} in session {quote(sid)}, found none")
+                )
+                continue
+            content = self.snapshot.read(node_path)
+            accepted = (
+                None
+                if isinstance(content, Unreadable)
+                else strict_json.accepts(content, self.max_depth)
+            )
+            value = accepted[1] if accepted is not None else None
+            if not isinstance(value, dict):
+                continue  # the node file's own findings say why
+            if value.get("role") not in ("user", "llm"):
+                findings.append(
+                    bad(
+                        f"expected a user or llm node, found the {show(value.get('role'))} node "
+                        f"{quote(nid)}"
+                    )
+                )
+            elif value.get("output") != frame.body:
+                findings.append(
+                    bad(
+                        f"expected the record to equal the output of {node_path}, found "
+                        "different text"
+                    )
+                )
+        return findings
+
+    def _block_ids(self) -> list[Finding]:
+        seen: dict[str, str] = {}
+        findings = []
+        stack = [self.state + "memory/topics"]
+        files = []
+        while stack:
+            directory = stack.pop()
+            listing = self.snapshot.list(directory)
+            if isinstance(listing, Unreadable):
+                continue
+            for name in listing:
+                path = f"{directory}/{name}"
+                if self.snapshot.is_dir(path):
+                    stack.append(path)
+                elif name.endswith(".md"):
+                    files.append(path)
+        for path in sorted(files):
+            data = self.snapshot.read(path)
+            if isinstance(data, Unreadable):
+                continue
+            for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
+                block = memory.BLOCK_ID.search(line)
+                if block is None or line.startswith("[^"):
+                    continue
+                where = f"{path}:{number}"
+                if block[1] in seen:
+                    findings.append(
+                        ss.TOPIC.finding(
+                            path,
+                            f"expected block id ^{block[1]} once in the workspace, found it also "
+                            f"at {seen[block[1]]}",
+                            line=number,
+                        )
+                    )
+                else:
+                    seen[block[1]] = where
+        return findings
+
+    def _records(self, path: str) -> list[Finding]:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            return []
+        findings = []
+        for number, line in enumerate(data.split(b"\n"), 1):
+            accepted = strict_json.accepts(line, self.max_depth) if line.strip() else None
+            record = accepted[1] if accepted is not None else None
+            provenance = record.get("provenance") if isinstance(record, dict) else None
+            if not isinstance(provenance, dict) or not isinstance(
+                provenance.get("session_id"), str
+            ):
+                continue
+            sid = provenance["session_id"]
+            nodes_here = self.nodes_of(sid)
+            if nodes_here is None:
+                findings.append(
+                    ss.PROVENANCE_REF.finding(
+                        path,
+                        f"expected the session {quote(sid)}, found none (deleted?)",
+                        line=number,
+                        pointer="/provenance/session_id",
+                    )
+                )
+                continue
+            ids = provenance.get("node_ids")
+            for index, nid in enumerate(ids if isinstance(ids, list) else []):
+                if isinstance(nid, str) and nid not in nodes_here:
+                    findings.append(
+                        ss.PROVENANCE_REF.finding(
+                            path,
+                            f"expected the node {quote(nid)} in session {quote(sid)}, found none",
+                            line=number,
+                            pointer=f"/provenance/node_ids/{index}",
+                        )
+                    )
+        return findings
+
+
+# --- project and shadow commits named by nodes ----------------------------------------------------
+
+
+def _session_map(
+    snapshot: Snapshot, directory: str, meta: dict[str, object], path_map: PathMap
+) -> PathMap:
+    """The configured map, or by default: a bound session's work_dir is its project directory,
+    and a home-root session's default project path is the directory holding .openprogram/."""
+    if path_map.pairs:
+        return path_map
+    bound = BOUND.match(directory)
+    work_dir = meta.get("work_dir")
+    if bound is not None and isinstance(work_dir, str) and work_dir.startswith("/"):
+        state = bound["project"] + ".openprogram/"
+        if not is_state_dir(snapshot, state):
+            return PathMap({work_dir: bound["project"].rstrip("/") or "."})
+    home = HOME_SESSION.match(directory)
+    if home is not None and home["state"].endswith(".openprogram/"):
+        data = snapshot.read(home["state"] + "projects/projects.json")
+        accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
+        projects = accepted[1] if accepted is not None else None
+        if isinstance(projects, dict):
+            for project in projects.values():
+                if isinstance(project, dict) and project.get("is_default") is True:
+                    path = project.get("path")
+                    if isinstance(path, str) and path.startswith("/"):
+                        target = home["state"][: -len(".openprogram/")].rstrip("/") or "."
+                        return PathMap({path: target})
+    return path_map
+
+
+def check_commit_stamps(
+    snapshot: Snapshot, stamped: list[Node], sid: str, path_map: PathMap
+) -> list[Finding]:
+    """[49] metadata.project_commit and metadata.shadow_git name real commits."""
+    findings: list[Finding] = []
+    for node in stamped:
+        assert node.commits is not None
+        project, shadow = node.commits
+        if project is not None:
+            findings.extend(
+                _stamp(snapshot, node, sid, path_map, project, "project_commit", ("sha",))
+            )
+        if shadow is not None:
+            findings.extend(
+                _stamp(snapshot, node, sid, path_map, shadow, "shadow_git", ("before", "after"))
+            )
+    return findings
+
+
+def _stamp(
+    snapshot: Snapshot,
+    node: Node,
+    sid: str,
+    path_map: PathMap,
+    stamp: object,
+    key: str,
+    shas: tuple[str, ...],
+) -> list[Finding]:
+    pointer = f"/metadata/{key}"
+
+    def bad(message: str, where: str = pointer) -> list[Finding]:
+        return [ss.PROJECT_COMMIT.finding(node.path, message, pointer=where)]
+
+    if not isinstance(stamp, dict) or not isinstance(stamp.get("repo"), str):
+        return bad(
+            f"expected {{repo, {', '.join(shas)}}} with an absolute repo path, found {show(stamp)}"
+        )
+    repo = stamp["repo"]
+    resolved = path_map.resolve(repo, snapshot)
+    if isinstance(resolved, Unresolved):
+        return [
+            ss.UNRESOLVED_PATH.finding(
+                node.path,
+                f"expected {quote(repo)} to resolve inside the checked root, found that "
+                f"{resolved.reason}",
+                pointer=pointer + "/repo",
+            )
+        ]
+    # a work tree's .git, or a bare repository (the shadow store)
+    gitdir = gitobjects.git_dir(snapshot, resolved)
+    if gitdir is None and snapshot.is_dir(f"{resolved}/objects" if resolved else "objects"):
+        gitdir = resolved or "."
+    if gitdir is None:
+        return bad(f"expected a git repository at {quote(repo)}, found none", pointer + "/repo")
+    findings: list[Finding] = []
+    for field in shas:
+        sha = stamp.get(field)
+        where = f"{pointer}/{field}"
+        if not isinstance(sha, str) or not gitobjects.SHA.match(sha):
+            findings += bad(f"expected a 40-digit commit id, found {show(sha)}", where)
+            continue
+        found = gitobjects.find_commit(snapshot, gitdir, sha)
+        if found is None:
+            findings += bad(f"expected commit {sha[:12]} in {quote(repo)}, found none", where)
+        elif found.text is not None and key == "project_commit":
+            subject, identities = gitobjects.subject_and_identities(found.text)
+            prefix = f"[agent {sid[:8]}]"
+            if not subject.startswith(prefix):
+                findings += bad(
+                    f"expected the commit's subject to start with {prefix}, found {quote(subject)}",
+                    where,
+                )
+            elif "OpenProgram Agent <agent@openprogram.local>" not in identities:
+                findings += bad(
+                    f"expected an agent-identity commit, found {', '.join(identities)}", where
+                )
+    return findings

@@ -1,0 +1,71 @@
+"""The working-state family as the engine drives it: what it claims, and its checks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from continuity_checks.checks.working_state import DECLARATION, files, history
+from continuity_checks.checks.working_state import rules as rules  # registers the WS rules
+from continuity_checks.core.config import Config
+from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.globs import matches
+from continuity_checks.core.snapshot import Snapshot
+
+#: captured projections claimed by default: rendered projections and injection captures
+DEFAULT_PROJECTIONS = ("**/*.projection.json", "**/*-injection.raw.txt")
+
+
+class WorkingStateFamily:
+    def __init__(self, config: Config) -> None:
+        table = options(config, DECLARATION)
+        projections = table.get("projections", list(DEFAULT_PROJECTIONS))
+        if not isinstance(projections, list) or not all(isinstance(g, str) for g in projections):
+            raise config.error(
+                "working-state.projections",
+                f"expected a list of glob strings, found {projections!r}",
+            )
+        self.projections = tuple(projections)
+        warn = table.get("compress-warn-chars", files.DEFAULT_COMPRESS_WARN_CHARS)
+        if not isinstance(warn, int) or isinstance(warn, bool) or warn <= 0:
+            raise config.error(
+                "working-state.compress-warn-chars",
+                f"expected a positive integer, found {warn!r}",
+            )
+        self.max_depth = config.max_depth
+        self.settings = files.Settings(config.max_depth, warn)
+
+    def claims(self, path: str) -> str | None:
+        parts = path.split("/")
+        name = parts[-1]
+        if name == "WORKING_STATE.json":
+            return "state"
+        if ".dsh" in parts[:-1]:
+            at = parts.index(".dsh")
+            below = parts[at + 1 : -1]
+            if below == ["project"] and name.endswith(".json"):
+                return "project"
+            if below and below[0] == "runtime":
+                return "transaction" if _in_transaction(parts[at + 1 :]) else "runtime"
+            if _in_transaction(parts[at + 1 :]):
+                return "transaction"
+        if self.projections and matches(path, self.projections):
+            return "projection"
+        return None
+
+    def check_file(self, file: FileInput) -> Iterable[Finding]:
+        return files.check_file(file, self.settings)
+
+    def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
+        runtime = [c.path for c in claimed if c.kind in files.RUNTIME_KINDS]
+        return files.runtime_findings(runtime) if runtime else ()
+
+    def check_commit(self, context: CommitContext) -> Iterable[Finding]:
+        return history.check_commit(context, self.max_depth)
+
+
+def _in_transaction(parts: list[str]) -> bool:
+    """Whether a path below .dsh/ is a ``transactions/tx-*`` journal or lies inside one."""
+    return any(
+        parts[i] == "transactions" and parts[i + 1].startswith("tx-") for i in range(len(parts) - 1)
+    )

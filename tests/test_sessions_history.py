@@ -1,0 +1,267 @@
+"""SS2xx history rules: on CommitContext objects built by hand from two directory snapshots (one
+bad and one passing commit per rule), and through ``continuity verify`` on the synthetic corpus's
+real session and project repositories (rebuilt from their bundles) and mutations of them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_checks.checks import all_rules
+from continuity_checks.checks.sessions.family import SessionsFamily
+from continuity_checks.core.config import Config
+from continuity_checks.core.family import Change, Commit, CommitContext
+from continuity_checks.core.snapshot import WorkTree
+from tests.conftest import RunCLI, write_tree
+from tests.sessions_helpers import SYNTHETIC, rebuild_corpus, session_nodes
+
+LIMIT = 1 << 24
+OP = {"author_name": "OpenProgram", "author_email": "openprogram@local",
+      "committer_name": "OpenProgram", "committer_email": "openprogram@local"}  # fmt: skip
+AGENT = {"author_name": "OpenProgram Agent", "author_email": "agent@openprogram.local",
+         "committer_name": "OpenProgram Agent", "committer_email": "agent@openprogram.local"}  # fmt: skip
+
+
+def context(
+    tmp: Path,
+    before: Mapping[str, str | bytes],
+    after: Mapping[str, str | bytes],
+    subject: str,
+    *,
+    parents: tuple[str, ...] = ("p" * 40,),
+    fields: Mapping[str, str] = OP,
+    sha: str = "c" * 40,
+) -> tuple[SessionsFamily, CommitContext]:
+    family = SessionsFamily(Config())
+    return family, make(tmp, family, before, after, subject, parents, fields, sha)
+
+
+def make(
+    tmp: Path,
+    family: SessionsFamily,
+    before: Mapping[str, str | bytes],
+    after: Mapping[str, str | bytes],
+    subject: str,
+    parents: tuple[str, ...],
+    fields: Mapping[str, str],
+    sha: str,
+) -> CommitContext:
+    """The context the engine builds: the claimed changes between two trees, both snapshots."""
+    left, right = tmp / f"{sha}-before", tmp / f"{sha}-after"
+    left.mkdir(parents=True)
+    right.mkdir(parents=True)
+    write_tree(left, before)
+    write_tree(right, after)
+    blobs: dict[str, bytes] = {}
+
+    def blob(side: str, path: str, content: str | bytes | None) -> str | None:
+        if content is None:
+            return None
+        blobs[f"{side}:{path}"] = content.encode() if isinstance(content, str) else content
+        return f"{side}:{path}"
+
+    changes = []
+    for path in sorted(set(before) | set(after)):
+        kind = family.claims(path)
+        old, new = before.get(path), after.get(path)
+        if kind is None or old == new:
+            continue
+        status = "A" if old is None else "D" if new is None else "M"
+        changes.append(
+            Change(path, kind, status, blob("b", path, old), blob("a", path, new), blobs.get)
+        )
+    commit = Commit(sha, parents, subject, {}, fields)
+    return CommitContext(commit, changes, WorkTree(left, LIMIT), WorkTree(right, LIMIT))
+
+
+def rules(findings: Any) -> list[str]:
+    return sorted(f.rule for f in findings)
+
+
+NODES = session_nodes()
+TURN1 = {p.replace(".openprogram/sessions/local_0a1b2c3d4e/", ""): t for p, t in NODES.items()}
+META = json.dumps({"id": "s", "head_id": "1a2b3c4d_reply"})
+AFTER1 = {"meta.json": META, "workdir/.gitkeep": "", **TURN1}
+USER = "history/0001-u-1a2b3c4d.json"
+
+
+def turn2() -> dict[str, str]:
+    user = json.loads(TURN1[USER])
+    user.update(id="2b", seq=4, predecessor="1a2b3c4d_reply")
+    return {**AFTER1, "history/0004-u-2b.json": json.dumps(user)}
+
+
+# (case id, before, after, subject, parents, fields, expected rules)
+CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, ...], Mapping[str, str], list[str]]] = [
+    ("root session init", {}, {}, "session init", (), OP, []),
+    ("SS201 root not session init", {}, AFTER1, "initial", (), OP, ["SS201"]),
+    ("SS201 merge", AFTER1, turn2(), "turn: next", ("a" * 40, "b" * 40), OP, ["SS201"]),
+    ("first turn", {}, AFTER1, "turn: Fix the crash", ("p" * 40,), OP, []),
+    ("SS202 empty commit", AFTER1, AFTER1, "job: j1 done", ("p" * 40,), OP, ["SS202"]),
+    ("job commit with a change", AFTER1, {**AFTER1, "jobs.json": "{}"}, "job: j1 done", ("p" * 40,), OP, []),
+    ("SS203 identity", {}, AFTER1, "turn: Fix the crash", ("p" * 40,),
+     {**OP, "committer_name": "Alice", "committer_email": "alice@example.com"}, ["SS203"]),
+    ("SS204 subject", AFTER1, {**AFTER1, "meta.json": META + " "}, "wip", ("p" * 40,), OP, ["SS204"]),
+    ("SS204 subject too long", AFTER1, {**AFTER1, "meta.json": META + " "}, "rewind " + "x" * 70,
+     ("p" * 40,), OP, ["SS204"]),
+    ("rewind", AFTER1, {**AFTER1, "meta.json": META + " "}, "rewind", ("p" * 40,), OP, []),
+    ("SS205 invalid node committed", {}, {**AFTER1, USER: '{"id": "1a2b3c4d"}'}, "turn: x", ("p" * 40,),
+     OP, ["SS205", "SS207"]),
+    ("SS205 meta committed broken", AFTER1, {**AFTER1, "meta.json": "{"}, "rewind", ("p" * 40,), OP,
+     ["SS205"]),
+    ("SS206 renamed node", AFTER1, {**{k: v for k, v in AFTER1.items() if k != USER},
+                                    "history/0011-u-1a2b3c4d.json": json.dumps({**json.loads(TURN1[USER]), "seq": 11})},
+     "rewind", ("p" * 40,), OP, ["SS206"]),
+    ("SS206 seq reused", AFTER1, {**AFTER1, "history/0001-u-other.json": json.dumps(
+        {**json.loads(TURN1[USER]), "id": "other"})}, "rewind", ("p" * 40,), OP, ["SS206"]),
+    ("seq reused after deletion", AFTER1, {**{k: v for k, v in AFTER1.items() if k != USER},
+                                           "history/0001-u-other.json": json.dumps({**json.loads(TURN1[USER]), "id": "other"})},
+     "rewind", ("p" * 40,), OP, []),
+    ("SS207 two turns in one commit", {}, turn2(), "turn: Fix the crash", ("p" * 40,), OP, ["SS207"]),
+    ("SS207 turn without its user", AFTER1, {**AFTER1, "meta.json": META + " "}, "turn: again",
+     ("p" * 40,), OP, ["SS207"]),
+    ("second turn", AFTER1, turn2(), "turn (error): next", ("p" * 40,), OP, []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "before", "after", "subject", "parents", "fields", "expected"), CASES, ids=[c[0] for c in CASES]
+)  # fmt: skip
+def test_session_commit(
+    tmp_path: Path,
+    case: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    subject: str,
+    parents: tuple[str, ...],
+    fields: Mapping[str, str],
+    expected: list[str],
+) -> None:
+    family, ctx = context(tmp_path, before, after, subject, parents=parents, fields=fields)
+    family.history.session_repo = True  # the repository's root commit said so
+    findings = list(family.check_commit(ctx))
+    assert rules(findings) == expected, (case, findings)
+    assert all(f.commit == ctx.commit.sha for f in findings)
+
+
+PROJECT_CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, ...], Mapping[str, str], list[str]]] = [
+    ("agent baseline first", {}, {"README.md": "x"}, "openprogram: baseline (pre-existing files)", (), AGENT, []),
+    ("SS209 baseline later", {"a": "1"}, {"a": "2"}, "openprogram: baseline (pre-existing files)",
+     ("p" * 40,), AGENT, ["SS209"]),
+    ("agent turn", {"a": "1"}, {"a": "2"}, "[agent local_c4] Document the port", ("p" * 40,), AGENT, []),
+    ("SS209 agent free text", {"a": "1"}, {"a": "2"}, "fix things", ("p" * 40,), AGENT, ["SS209"]),
+    ("user free text", {"a": "1"}, {"a": "2"}, "fix things", ("p" * 40,),
+     {"author_name": "Alice", "author_email": "a@x", "committer_name": "Alice", "committer_email": "a@x"}, []),
+    ("archive appended", {"memory/sources/openprogram/_v2/s.md": "a\n"},
+     {"memory/sources/openprogram/_v2/s.md": "a\nb\n"}, "memory", ("p" * 40,), OP, []),
+    ("SS210 archive rewritten", {"memory/sources/openprogram/_v2/s.md": "a\nb\n"},
+     {"memory/sources/openprogram/_v2/s.md": "a\nc\n"}, "memory", ("p" * 40,), OP, ["SS210"]),
+    ("SS210 archive deleted", {"memory/sources/openprogram/_v2/s.md": "a\n", "x": "1"}, {"x": "1"},
+     "memory", ("p" * 40,), OP, ["SS210"]),
+    ("SS208 adds .openprogram", {"a": "1"}, {"a": "1", ".openprogram/.gitignore": "*\n"}, "[agent local_c4] x",
+     ("p" * 40,), AGENT, ["SS208"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "before", "after", "subject", "parents", "fields", "expected"), PROJECT_CASES,
+    ids=[c[0] for c in PROJECT_CASES],
+)  # fmt: skip
+def test_project_commit(
+    tmp_path: Path,
+    case: str,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    subject: str,
+    parents: tuple[str, ...],
+    fields: Mapping[str, str],
+    expected: list[str],
+) -> None:
+    family, ctx = context(tmp_path, before, after, subject, parents=parents, fields=fields)
+    assert rules(family.check_commit(ctx)) == expected, case
+    assert family.history.session_repo is False
+
+
+def test_every_history_rule_has_a_case() -> None:
+    ids = {r.id for r in all_rules() if r.id.startswith("SS2")}
+    caught = {rule for case in [*CASES, *PROJECT_CASES] for rule in case[-1]}
+    assert ids - caught == set()
+
+
+# --- the corpus's real histories, through continuity verify -------------------------------------
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    assert SYNTHETIC.is_dir(), f"the OpenProgram corpus is missing: {SYNTHETIC}"
+    return rebuild_corpus(tmp_path / "corpus")
+
+
+def _git(repo: Path, *args: str) -> str:
+    result = subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    return result.stdout.decode("utf-8", "replace")
+
+
+def verify(run_json: RunCLI, repo: Path) -> tuple[int, list[tuple[str, str]]]:
+    code, report = run_json("verify", "--range", "HEAD", "--root", str(repo))
+    assert report["summary"]["commits"] == len(_git(repo, "rev-list", "HEAD").split())
+    return code, [(f["rule"], f["path"]) for f in report["findings"]]
+
+
+@pytest.mark.parametrize(
+    "repo",
+    [".openprogram/sessions/local_3f9a1c0d2e", ".openprogram/sessions/local_8b21e47a90",
+     "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1", "code/wiki-agent"],
+)  # fmt: skip
+def test_corpus_histories_pass(corpus: Path, run_json: RunCLI, repo: str) -> None:
+    assert verify(run_json, corpus / repo) == (0, [])
+
+
+OPENPROGRAM = ["-c", "user.name=OpenProgram", "-c", "user.email=openprogram@local"]
+AGENT = ["-c", "user.name=OpenProgram Agent", "-c", "user.email=agent@openprogram.local"]
+PLAIN = ["-c", "commit.gpgsign=false"]
+
+
+def test_corpus_mutation_adding_openprogram_to_the_project_is_caught(
+    corpus: Path, run_json: RunCLI
+) -> None:
+    project = corpus / "code/wiki-agent"
+    _git(project, "add", "-f", ".openprogram/.gitignore")
+    _git(project, *AGENT, *PLAIN, "commit", "-q", "-m", "[agent local_c4] keep state")
+    assert verify(run_json, project) == (0, [("SS208", ".openprogram")])  # a warning
+
+
+def test_corpus_mutation_renaming_a_node_in_a_session_is_caught(
+    corpus: Path, run_json: RunCLI
+) -> None:
+    session = corpus / ".openprogram/sessions/local_8b21e47a90"
+    _git(session, "mv", "history/0003-u-0ee460370cdc.json", "history/0013-u-0ee460370cdc.json")
+    _git(session, *OPENPROGRAM, *PLAIN, "commit", "-q", "-m", "rewind")
+    code, found = verify(run_json, session)
+    assert code == 1  # the name disagrees with seq 3 (SS205), and the id moved (SS206)
+    assert sorted(found) == [("SS205", "history/0013-u-0ee460370cdc.json"),
+                             ("SS206", "history/0013-u-0ee460370cdc.json")]  # fmt: skip
+
+
+def test_corpus_mutation_foreign_commit_in_a_session_is_caught(
+    corpus: Path, run_json: RunCLI
+) -> None:
+    session = corpus / ".openprogram/sessions/local_3f9a1c0d2e"
+    _git(session, "add", "-A")  # the post-commit metadata writes, committed by hand
+    _git(session, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", *PLAIN,
+         "commit", "-q", "-m", "wip")  # fmt: skip
+    code, found = verify(run_json, session)
+    assert (code, sorted(found)) == (0, [("SS203", "."), ("SS204", ".")])
+
+
+def test_corpus_mutation_empty_commit_in_a_session_is_caught(
+    corpus: Path, run_json: RunCLI
+) -> None:
+    session = corpus / "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1"
+    _git(session, *OPENPROGRAM, *PLAIN, "commit", "-q", "--allow-empty", "-m", "job: j1 done")
+    assert verify(run_json, session) == (1, [("SS202", ".")])

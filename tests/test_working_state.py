@@ -1,0 +1,680 @@
+"""Every WS1xx rule: a fixture it catches (rule, path, pointer, with a line) and near-misses it
+passes; the DSH corpus samples; the mutations of the issue's acceptance list."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from continuity_checks.checks import all_rules
+from continuity_checks.checks.working_state import state as dsh
+from tests.conftest import CORPUS, EXAMPLES, RunCLI, write_tree
+
+WS = ".dsh/project/WORKING_STATE.json"
+DSH = CORPUS / "dsh"
+SAMPLE = DSH / "evidence/memory-injections/WORKING_STATE.json"
+RECONSTRUCTED = (
+    DSH / "derived/live-log-2026-08-25-qualification-v080.WORKING_STATE.reconstructed.json"
+)
+QUALIFICATION = DSH / "evidence/qualification/2026-08-28-selective-capture-late-transfer"
+INJECTION = QUALIFICATION / "03-post-compress-context-injection.raw.txt"
+
+CP = "CP-b3955791-420c-42ec-959a-35feb4a42bf6"
+CA = "CA-0d7c5e2a-9b1f-4c3e-8a6d-2f4b7c9e1a30"
+TIME = "2026-08-26T13:43:42.731Z"
+
+
+def oracle_hash(value: dict[str, Any]) -> str:
+    """The spec's Python port of DSH's state_hash: an oracle independent of core.canonical_json."""
+    subset = {k: value[k] for k in dsh.HASH_FIELDS}
+    text = json.dumps(subset, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def base(kind: str = "investigative-state") -> dict[str, Any]:
+    value: dict[str, Any] = {
+        "schema_version": 7,
+        "task_id": None,
+        "known": ["Build runs on Python 3.12", "Папка общая — em dash and Cyrillic stay raw"],
+        "constraints": ["Do not touch production"],
+        "decisions": ["Use uv for environments"],
+        "evidence": ["pytest: 12 passed in 0.4s"],
+        "failed_hypotheses": ["The cache was stale"],
+        "do_not_repeat": ["Do not rerun the full suite"],
+        "open_acceptance": ["User confirms the fix"],
+        "next_action": ["Write the migration"],
+        "checkpoint_meta": {
+            "mode": "merge",
+            "updated_at": TIME,
+            "covered_evidence_ids": [],
+            "checkpoint_id": CP,
+            "checkpoint_kind": kind,
+            "protocol_committed_through_seq": 120,
+            "prune_safe_through_seq": None,
+            "session_revision": 122,
+            "source_revision": 0,
+            "state_hash": None,
+        },
+    }
+    if kind == "compaction-evacuation":
+        value["checkpoint_meta"].update(
+            prune_safe_through_seq=100, prune_audit_id=CA, prune_audited_at=TIME
+        )
+    return value
+
+
+def encode(value: Any, *, rehash: bool = True) -> str:
+    """A state as DSH writes it (2-space JSON, final newline), with its state_hash recomputed."""
+    if rehash:
+        value = copy.deepcopy(value)
+        value["checkpoint_meta"]["state_hash"] = oracle_hash(value)
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+def edit(kind: str = "investigative-state", rehash: bool = True, **meta: Any) -> str:
+    """The base state with some checkpoint_meta values replaced (None values are set to null;
+    the key DROP removes them)."""
+    value = base(kind)
+    for key, new in meta.items():
+        if new is DROP:
+            del value["checkpoint_meta"][key]
+        else:
+            value["checkpoint_meta"][key] = new
+    return encode(value, rehash=rehash)
+
+
+def with_field(name: str, new: Any, kind: str = "investigative-state") -> str:
+    value = base(kind)
+    value[name] = new
+    return encode(value, rehash=False) if name == "checkpoint_meta" else encode(value)
+
+
+DROP = object()
+EMPTY = {
+    "schema_version": 7,
+    "task_id": None,
+    **{name: [] for name in dsh.SEMANTIC_FIELDS},
+    "checkpoint_meta": {
+        "mode": "init",
+        "updated_at": None,
+        "covered_evidence_ids": [],
+        "checkpoint_id": None,
+        "checkpoint_kind": None,
+        "protocol_committed_through_seq": None,
+        "prune_safe_through_seq": None,
+        "session_revision": None,
+        "source_revision": None,
+        "state_hash": None,
+    },
+}
+
+
+def pretty(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+
+
+STATE_JSON = {
+    "schema": "qwen-v4-project-state-0.7.2",
+    "source_revision": 0,
+    "source_conflict_count": 0,
+    "source_intake_status": "UNRESOLVED",
+    "source_intake_mode": "UNSET",
+    "source_compatibility_policy": "NONE",
+    "current_phase": None,
+    "active_task_id": None,
+    "task_state": "NO_TASK",
+    "worker_session_id": None,
+    "last_test": None,
+    "last_review": None,
+    "last_acceptance": None,
+    "operation": None,
+    "budget_defaults": {"max_model_requests": 96, "max_failed_hypotheses": 2},
+    "updated_at": "2026-08-27T18:58:49.000Z",
+}
+POLICY = {
+    "schema_version": "qwen-v4-runtime-policy-0.8.0",
+    "roles": {"CONTEXT_COMPACTOR": {"max_input_chars": 64000}},
+    "investigative_state": {"snapshot_max_chars": 8000},
+    "context_pressure": {"soft_headroom_tokens": 20000, "hard_headroom_tokens": 4096},
+}
+PROJECT_FILES = {
+    ".dsh/project/state.json": pretty(STATE_JSON),
+    ".dsh/project/RUNTIME_POLICY.json": pretty(POLICY),
+    ".dsh/project/EXECUTION_POLICY.json": pretty(
+        {
+            "schema_version": "qwen-v4-execution-policy-0.7.2",
+            "mode": "ask",
+            "rules": [],
+            "pending": None,
+            "updated_at": None,
+        }
+    ),
+    ".dsh/project/ACTIVE_REQUIREMENTS.json": pretty({"schema_version": 3, "requirements": []}),
+    ".dsh/project/SOURCE_INDEX.json": pretty(
+        {
+            "schema_version": 3,
+            "status": "EMPTY",
+            "revision": 0,
+            "generation": 0,
+            "conflicts": [],
+            "sources": [],
+            "intake": {"status": "UNRESOLVED", "revision": 0, "mode": "UNSET"},
+        }
+    ),
+    ".dsh/project/TOOLCHAIN.json": pretty({"python": "3.12", "anything": ["goes"]}),
+}
+
+
+def projection_of(value: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    projected = dsh.project(value)
+    projected.update(changes)
+    return projected
+
+
+GOOD_STATE = encode(base())
+GOOD_VALUE = json.loads(GOOD_STATE)
+CAPTURE = "Supersedes earlier snapshots\r\n\r\nqwen-v4-investigative-state\r\n" + dsh.render(
+    GOOD_VALUE
+).replace("\n", "\r\n")
+
+Case = tuple[str, dict[str, bytes | str], list[tuple[str, str, str | None]]]
+# (case id, files, expected (rule, path, pointer) findings — exactly these)
+BAD: list[Case] = [
+    ("CC004 syntax", {WS: GOOD_STATE[:-3] + ",}\n"}, [("CC004", WS, None)]),
+    ("CC005 duplicate key", {WS: GOOD_STATE.replace('"task_id": null', '"task_id": null, "task_id": "T"')},
+     [("CC005", WS, "/task_id")]),
+    ("WS101 array", {WS: "[]\n"}, [("WS101", WS, "")]),
+    ("WS101 missing key", {WS: pretty({k: v for k, v in GOOD_VALUE.items() if k != "known"})},
+     [("WS101", WS, "")]),
+    ("WS102 version 6", {WS: GOOD_STATE.replace('"schema_version": 7', '"schema_version": 6')},
+     [("WS102", WS, "/schema_version")]),
+    ("WS103 list is a string", {WS: with_field("known", "one fact")}, [("WS103", WS, "/known")]),
+    ("WS103 item is a number", {WS: with_field("evidence", ["a", 5])}, [("WS103", WS, "/evidence/1")]),
+    ("WS103 task_id number", {WS: with_field("task_id", 5)}, [("WS103", WS, "/task_id")]),
+    ("WS103 meta not object", {WS: with_field("checkpoint_meta", "x")}, [("WS103", WS, "/checkpoint_meta")]),
+    ("WS104 padded", {WS: with_field("decisions", ["  Use uv"])}, [("WS104", WS, "/decisions/0")]),
+    ("WS104 empty", {WS: with_field("next_action", ["a", ""])}, [("WS104", WS, "/next_action/1")]),
+    ("WS104 BOM is JS whitespace", {WS: with_field("known", ["fact\ufeff"])}, [("WS104", WS, "/known/0")]),
+    ("WS104 no-break space", {WS: with_field("known", ["\xa0fact"])}, [("WS104", WS, "/known/0")]),
+    ("WS104 raw failed_hypotheses only with a task",
+     {WS: with_field("failed_hypotheses", ["x", "x "])}, [("WS104", WS, "/failed_hypotheses/1")]),
+    ("WS105 duplicate", {WS: with_field("constraints", ["a", "b", "a"])}, [("WS105", WS, "/constraints/2")]),
+    ("WS106 checkpoint id", {WS: edit(checkpoint_id="CP-123")}, [("WS106", WS, "/checkpoint_meta/checkpoint_id")]),
+    ("WS106 mode", {WS: edit(mode="append")}, [("WS106", WS, "/checkpoint_meta/mode")]),
+    ("WS106 time without ms", {WS: edit(updated_at="2026-08-26T13:43:42Z")},
+     [("WS106", WS, "/checkpoint_meta/updated_at")]),
+    ("WS106 negative seq", {WS: edit(session_revision=-1)}, [("WS106", WS, "/checkpoint_meta/session_revision")]),
+    ("WS106 upper-case hash", {WS: edit(rehash=False, state_hash="A" * 64)},
+     [("WS106", WS, "/checkpoint_meta/state_hash")]),
+    ("WS106 missing meta key", {WS: edit(source_revision=DROP)}, [("WS106", WS, "/checkpoint_meta")]),
+    ("WS106 audit id", {WS: edit("compaction-evacuation", prune_audit_id="CA-x")},
+     [("WS106", WS, "/checkpoint_meta/prune_audit_id")]),
+    ("WS107 audit id on investigative", {WS: edit(prune_audit_id=CA)},
+     [("WS107", WS, "/checkpoint_meta/prune_audit_id")]),
+    ("WS107 compaction without audit", {WS: edit("compaction-evacuation", prune_audit_id=DROP, prune_audited_at=DROP)},
+     [("WS107", WS, "/checkpoint_meta")]),
+    ("WS107 compaction without boundary", {WS: edit("compaction-evacuation", prune_safe_through_seq=None)},
+     [("WS107", WS, "/checkpoint_meta/prune_safe_through_seq")]),
+    ("WS107 kind without checkpoint id", {WS: edit(checkpoint_id=None)}, [("WS107", WS, "/checkpoint_meta")]),
+    ("WS108 init with an id", {WS: pretty({**EMPTY, "checkpoint_meta": {**EMPTY["checkpoint_meta"], "checkpoint_id": CP}})},
+     [("WS108", WS, "/checkpoint_meta/checkpoint_id")]),
+    ("WS109 wrong hash", {WS: edit(rehash=False, state_hash="0" * 64)}, [("WS109", WS, "/checkpoint_meta/state_hash")]),
+    ("WS109 content edited", {WS: GOOD_STATE.replace("12 passed", "13 passed")},
+     [("WS109", WS, "/checkpoint_meta/state_hash")]),
+    ("WS110 prune above protocol", {WS: edit("compaction-evacuation", prune_safe_through_seq=121)},
+     [("WS110", WS, "/checkpoint_meta/prune_safe_through_seq")]),
+    ("WS111 near the /compress budget", {WS: with_field("known", ["k" * 60000])}, [("WS111", WS, "")]),
+    ("WS112 compact", {WS: json.dumps(GOOD_VALUE, ensure_ascii=False) + "\n"}, [("WS112", WS, None)]),
+    ("WS112 escaped non-ascii", {WS: json.dumps(GOOD_VALUE, indent=2) + "\n"}, [("WS112", WS, None)]),
+    ("WS113 lock owner", {".dsh/runtime/project.lock/owner.json": '{"pid":1}\n'},
+     [("WS113", ".dsh/runtime/project.lock/owner.json", None)]),
+    ("WS113 journal", {"sub/.dsh/project/transactions/tx-commit-1-ab/journal.json": "{}\n"},
+     [("WS113", "sub/.dsh/project/transactions/tx-commit-1-ab/journal.json", None)]),
+    ("WS113 once per directory and journal", {".dsh/runtime/worktrees/a/x.txt": "x", ".dsh/runtime/worktrees/a/y.txt": "y",
+                                              ".dsh/runtime/transactions/tx-a-1-u/journal.json": "{}",
+                                              ".dsh/runtime/transactions/tx-a-1-u/before/000.bin": "b"},
+     [("WS113", ".dsh/runtime/transactions/tx-a-1-u/before/000.bin", None), ("WS113", ".dsh/runtime/worktrees/a/x.txt", None)]),
+    ("WS114 state.json", {".dsh/project/state.json": pretty({**STATE_JSON, "source_revision": "0"})},
+     [("WS114", ".dsh/project/state.json", "/source_revision")]),
+    ("WS114 policy unknown key", {".dsh/project/RUNTIME_POLICY.json": pretty({**POLICY, "extra": 1})},
+     [("WS114", ".dsh/project/RUNTIME_POLICY.json", "")]),
+    ("WS114 policy zero", {".dsh/project/RUNTIME_POLICY.json": pretty({**POLICY, "investigative_state": {"snapshot_max_chars": 0}})},
+     [("WS114", ".dsh/project/RUNTIME_POLICY.json", "/investigative_state/snapshot_max_chars")]),
+    ("WS114 requirements", {".dsh/project/ACTIVE_REQUIREMENTS.json": pretty({"schema_version": 2, "requirements": []})},
+     [("WS114", ".dsh/project/ACTIVE_REQUIREMENTS.json", "/schema_version")]),
+    ("WS114 execution policy", {".dsh/project/EXECUTION_POLICY.json": pretty({"schema_version": "x", "mode": "ask"})},
+     [("WS114", ".dsh/project/EXECUTION_POLICY.json", ""), ("WS114", ".dsh/project/EXECUTION_POLICY.json", "/schema_version")]),
+    ("WS114 source index", {".dsh/project/SOURCE_INDEX.json": pretty({"schema_version": 3})},
+     [("WS114", ".dsh/project/SOURCE_INDEX.json", "")]),
+    ("WS115 headroom", {".dsh/project/RUNTIME_POLICY.json": pretty({"context_pressure": {"hard_headroom_tokens": 30000}})},
+     [("WS115", ".dsh/project/RUNTIME_POLICY.json", "/context_pressure/hard_headroom_tokens")]),
+    ("WS115 reserves", {".dsh/project/RUNTIME_POLICY.json": pretty({"context_pressure": {"context_window": 20000}})},
+     [("WS115", ".dsh/project/RUNTIME_POLICY.json", "/context_pressure")]),
+    ("WS116 stale constraints", {WS: GOOD_STATE, "x.projection.json": pretty(projection_of(GOOD_VALUE, constraints=[]))},
+     [("WS116", "x.projection.json", "/constraints")]),
+    ("WS116 capture with another task", {WS: GOOD_STATE, "cap-injection.raw.txt": CAPTURE.replace('"task_id": null', '"task_id": "T-1"')},
+     [("WS116", "cap-injection.raw.txt", "/task_id")]),
+    ("WS117 projection with checkpoint_meta",
+     {WS: GOOD_STATE, "x.projection.json": pretty({**projection_of(GOOD_VALUE), "checkpoint_meta": {}})},
+     [("WS117", "x.projection.json", "/checkpoint_meta")]),
+    ("WS117 canonical with projection_meta", {WS: pretty(projection_of(GOOD_VALUE))}, [("WS117", WS, "/projection_meta")]),
+    ("WS117 capture without a body", {"a-injection.raw.txt": "QWEN-V4 DURABLE INVESTIGATIVE WORKING STATE (host-injected):\nnothing\n"},
+     [("WS117", "a-injection.raw.txt", None)]),
+    ("WS118 no canonical state", {"x.projection.json": pretty(projection_of(GOOD_VALUE))},
+     [("WS118", "x.projection.json", "/projection_meta/full_state_path")]),
+]  # fmt: skip
+
+GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
+    ("investigative checkpoint", {WS: GOOD_STATE}),
+    ("compaction checkpoint", {WS: encode(base("compaction-evacuation"))}),
+    ("prune boundary at the protocol boundary", {WS: edit("compaction-evacuation", prune_safe_through_seq=120)}),
+    ("empty state", {WS: pretty(EMPTY)}),
+    ("active task keeps raw failed hypotheses", {WS: encode({**base(), "task_id": "TASK-20260825062445-C7A9",
+                                                        "failed_hypotheses": ["x", "x", " y"]})}),
+    ("extra top-level key kept by the migration", {WS: encode({**base(), "legacy_note": "kept"})}),
+    ("inner spaces and Python-only whitespace", {WS: with_field("known", ["a  b", "x\x1c"])}),
+    ("a copied sample outside .dsh", {"samples/WORKING_STATE.json": GOOD_STATE}),
+    ("project files", {WS: GOOD_STATE, **PROJECT_FILES}),
+    ("a rendered projection", {WS: GOOD_STATE, "x.projection.json": pretty(dsh.project(GOOD_VALUE))}),
+    ("an injection capture with UI labels and CRLF", {WS: GOOD_STATE, "cap-injection.raw.txt": CAPTURE}),
+    ("a projection finds the state of its own project",
+     {"p/" + WS: GOOD_STATE, "p/notes/x.projection.json": pretty(dsh.project(GOOD_VALUE))}),
+    ("not ours", {".dsh/project/SOURCE_INTAKE.md": "# intake\n", ".dsh/project/task_packets/T.json": "{",
+                  "notes.txt": "x"}),
+]  # fmt: skip
+
+
+def findings_of(report: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+    return [(f["rule"], f["path"], f["pointer"]) for f in report["findings"]]
+
+
+@pytest.mark.parametrize(("files", "expected"), [c[1:] for c in BAD], ids=[c[0] for c in BAD])
+def test_bad_fixture_is_caught(
+    tmp_path: Path,
+    run_json: RunCLI,
+    files: dict[str, bytes | str],
+    expected: list[tuple[str, str, str | None]],
+) -> None:
+    write_tree(tmp_path, files)
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert findings_of(report) == expected
+    for finding in report["findings"]:
+        assert finding["pointer"] is None or finding["line"] >= 1
+        assert "expected" in finding["message"]
+    severities = {f["severity"] for f in report["findings"]}
+    assert code == (1 if "error" in severities else 0)
+
+
+@pytest.mark.parametrize("files", [c[1] for c in GOOD_CASES], ids=[c[0] for c in GOOD_CASES])
+def test_good_fixture_passes(
+    tmp_path: Path, run_json: RunCLI, files: dict[str, bytes | str]
+) -> None:
+    write_tree(tmp_path, files)
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert report["findings"] == []
+    assert code == 0
+
+
+def test_every_ws_file_rule_has_a_bad_fixture() -> None:
+    caught = {rule for _, _, expected in BAD for rule, _, _ in expected}
+    file_rules = {r.id for r in all_rules() if r.id.startswith("WS1")}
+    assert file_rules <= caught
+
+
+def test_positions_are_the_lines_of_the_values(tmp_path: Path, run_json: RunCLI) -> None:
+    text = with_field("constraints", ["a", "b", "a"])
+    write_tree(tmp_path, {WS: text})
+    _, report = run_json("check", "--all", "--root", str(tmp_path))
+    [finding] = report["findings"]
+    lines = text.split("\n")
+    constraints = lines.index('  "constraints": [')
+    assert finding["line"] == constraints + 4  # the third item, 1-based
+    assert finding["column"] == 5
+
+
+def test_the_budget_warning_threshold_is_configurable(tmp_path: Path, run_json: RunCLI) -> None:
+    write_tree(
+        tmp_path,
+        {WS: GOOD_STATE, ".continuity.toml": "[working-state]\ncompress-warn-chars = 500\n"},
+    )
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, findings_of(report)) == (0, [("WS111", WS, "")])
+    assert report["findings"][0]["severity"] == "warning"
+
+
+@pytest.mark.parametrize(
+    "table",
+    ['projections = "*.txt"', "compress-warn-chars = 0", "compress-warn-chars = true", "other = 1"],
+)
+def test_bad_options_are_exit_2(tmp_path: Path, table: str) -> None:
+    from continuity_checks.cli import main
+
+    write_tree(tmp_path, {WS: GOOD_STATE, ".continuity.toml": f"[working-state]\n{table}\n"})
+    assert main(["check", "--all", "--root", str(tmp_path)]) == 2
+
+
+def test_projection_globs_are_configurable(tmp_path: Path, run_json: RunCLI) -> None:
+    files = {WS: GOOD_STATE, "captures/turn-7.txt": CAPTURE.replace("Write the", "Skip the")}
+    write_tree(
+        tmp_path,
+        {**files, ".continuity.toml": '[working-state]\nprojections = ["captures/*.txt"]\n'},
+    )
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, findings_of(report)) == (1, [("WS116", "captures/turn-7.txt", "/next_action")])
+
+
+def test_the_example_is_clean(run_json: RunCLI, capsys: pytest.CaptureFixture[str]) -> None:
+    from continuity_checks.cli import main
+
+    code, report = run_json("check", "--all", "--root", str(EXAMPLES), "--family", "working-state")
+    assert (code, report["findings"]) == (0, [])
+    assert report["summary"]["files"] == 7  # six .dsh/project files and a projection
+    # the example's projection is what `continuity state project --json` renders for its state
+    example = EXAMPLES / "working-state"
+    assert main(["state", "project", "--json", str(example / WS)]) == 0
+    rendered = capsys.readouterr().out
+    assert rendered == (example / "notes/turn-12.projection.json").read_text("utf-8")
+
+
+def test_claims() -> None:
+    from continuity_checks.checks.working_state.family import WorkingStateFamily
+    from continuity_checks.core.config import Config
+
+    family = WorkingStateFamily(Config())
+    assert family.claims(WS) == "state"
+    assert family.claims("anything/WORKING_STATE.json") == "state"
+    assert family.claims("WORKING_STATE.json.bak") is None
+    assert family.claims(".dsh/project/state.json") == "project"
+    assert family.claims(".dsh/project/SOURCE_INTAKE.md") is None
+    assert family.claims(".dsh/project/task_packets/T.json") is None
+    assert family.claims(".dsh/runtime/worktrees/a/b.txt") == "runtime"
+    assert family.claims(".dsh/runtime/transactions/tx-x-1-u/after/000.bin") == "transaction"
+    assert family.claims("a/.dsh/project/transactions/tx-1/journal.json") == "transaction"
+    assert family.claims("a/.dsh/project/transactions/other.json") is None
+    assert family.claims("x/turn.projection.json") == "projection"
+    assert family.claims("03-post-compress-context-injection.raw.txt") == "projection"
+    assert family.claims("notes/dsh/project/state.json") is None
+
+
+CLAIMED = [
+    WS,
+    "a/b/WORKING_STATE.json",
+    ".dsh/project/RUNTIME_POLICY.json",
+    ".dsh/runtime/project.lock/owner.json",
+    "x/.dsh/project/transactions/tx-1/journal.json",
+    "notes/turn.projection.json",
+    "evidence/03-post-compress-context-injection.raw.txt",
+]
+
+
+@pytest.mark.parametrize("path", CLAIMED)
+def test_the_hook_pattern_covers_every_claimed_path(path: str) -> None:
+    import re
+
+    from continuity_checks.checks.working_state import DECLARATION
+    from continuity_checks.checks.working_state.family import WorkingStateFamily
+    from continuity_checks.core.config import Config
+
+    assert WorkingStateFamily(Config()).claims(path) is not None
+    assert re.search(DECLARATION.files, path)
+
+
+# --- the corpus ---------------------------------------------------------------------------------
+
+
+def test_the_corpus_is_here() -> None:
+    # the corpus tests must fail, not skip, when the corpus is missing (CI has it)
+    assert SAMPLE.is_file() and RECONSTRUCTED.is_file() and INJECTION.is_file()
+
+
+@pytest.mark.parametrize("sample", [SAMPLE, RECONSTRUCTED], ids=["committed", "reconstructed"])
+def test_corpus_samples_pass_with_zero_errors(
+    tmp_path: Path, run_json: RunCLI, sample: Path
+) -> None:
+    write_tree(tmp_path, {WS: sample.read_bytes()})
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_the_corpus_tree_has_no_errors(run_json: RunCLI) -> None:
+    code, report = run_json("check", "--all", "--root", str(DSH), "--family", "working-state")
+    assert code == 0
+    # the injection capture is checked, and says its canonical state is not in the corpus
+    assert findings_of(report) == [
+        ("WS118", INJECTION.relative_to(DSH).as_posix(), "/projection_meta/full_state_path")
+    ]
+    assert report["summary"]["files"] == 2
+
+
+@pytest.mark.parametrize("sample", [SAMPLE, RECONSTRUCTED], ids=["committed", "reconstructed"])
+def test_state_hash_command_gives_the_recorded_hash(
+    sample: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from continuity_checks.cli import main
+
+    assert main(["state", "hash", str(sample)]) == 0
+    recorded = json.loads(sample.read_bytes())["checkpoint_meta"]["state_hash"]
+    assert capsys.readouterr().out == recorded + "\n"
+
+
+def _capture_text() -> str:
+    return INJECTION.read_bytes().decode("utf-8").replace("\r\n", "\n")
+
+
+def test_state_project_reproduces_the_injection_body(capsys: pytest.CaptureFixture[str]) -> None:
+    from continuity_checks.cli import main
+
+    text = _capture_text()
+    body = text[text.index("\n{\n") + 1 : text.index("\n}\n") + 2]
+    assert main(["state", "project", str(INJECTION), "--json"]) == 0
+    out = capsys.readouterr().out
+    assert out == body + "\n"  # character for character (the capture's CRLF are the UI's)
+
+
+def test_state_project_renders_the_whole_injected_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from continuity_checks.cli import main
+
+    text = _capture_text()
+    state_file = tmp_path / "state.json"
+    state_file.write_text(text[text.index("\n{\n") + 1 : text.index("\n}\n") + 2], encoding="utf-8")
+    assert main(["state", "project", str(state_file)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(dsh.INVESTIGATIVE_HEADER + "\n{\n")
+    assert out.endswith("}\n" + dsh.INVESTIGATIVE_FOOTER + "\n")
+    assert text.endswith(out[:-1])  # the capture is the message after three UI label lines
+
+
+def test_the_spec_worked_numbers() -> None:
+    text = _capture_text()
+    captured = json.loads(text[text.index("\n{\n") + 1 : text.index("\n}\n") + 2])
+    spent = dsh.budget(captured, 12000)
+    assert (spent.critical_cost, spent.bulk) == (1939, 10061)
+    assert captured["projection_meta"]["omitted"] == {"decisions": 0, "evidence": 0, "known": 0}
+    committed = json.loads(SAMPLE.read_bytes())
+    spent = dsh.budget(committed, 12000)
+    assert (spent.critical_cost, spent.bulk) == (4044, 7956)
+    projected = dsh.project(committed)
+    assert projected["projection_meta"]["omitted"] == {"decisions": 0, "evidence": 0, "known": 25}
+    assert projected["known"] == committed["known"][-9:]  # the newest 9, a contiguous suffix
+
+
+def test_state_project_budget_option(capsys: pytest.CaptureFixture[str]) -> None:
+    from continuity_checks.cli import main
+
+    assert main(["state", "project", str(SAMPLE), "--json", "--soft-max-chars", "5000"]) == 0
+    projected = json.loads(capsys.readouterr().out)
+    assert projected["projection_meta"]["soft_max_chars"] == 5000
+    # bulk 956: known gets 956 - floor(0.68 * 956) = 307 characters, the newest item alone
+    assert projected["projection_meta"]["omitted"]["known"] == 33
+    assert projected["known"] == json.loads(SAMPLE.read_bytes())["known"][-1:]
+    committed = json.loads(SAMPLE.read_bytes())
+    for name in dsh.CRITICAL_FIELDS:  # never truncated, whatever the budget
+        assert projected[name] == committed[name]
+    assert main(["state", "project", str(SAMPLE), "--soft-max-chars", "0"]) == 2
+
+
+def test_state_commands_refuse_what_is_not_a_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from continuity_checks.cli import main
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"known": [1,\n}', encoding="utf-8")
+    assert main(["state", "hash", str(bad)]) == 2
+    assert f"{bad}:2:1:" in capsys.readouterr().err
+    bad.write_text("[]", encoding="utf-8")
+    assert main(["state", "project", str(bad)]) == 2
+    assert "expected a WORKING_STATE object, found an array" in capsys.readouterr().err
+    bad.write_text('{"task_id": null}', encoding="utf-8")
+    assert main(["state", "hash", str(bad)]) == 2
+    assert "missing known" in capsys.readouterr().err
+    assert main(["state", "hash", str(tmp_path / "absent.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+# --- mutations of the real sample (the issue's acceptance list) -----------------------------------
+
+
+def _mutated(change: str) -> bytes:
+    value = json.loads(SAMPLE.read_bytes())
+    if change == "duplicated item":
+        value["known"].append(value["known"][3])
+    elif change == "padded item":
+        value["decisions"][2] = " " + value["decisions"][2]
+    elif change == "wrong state_hash":
+        value["checkpoint_meta"]["state_hash"] = "f" * 64
+    elif change == "audit id on investigative":
+        value["checkpoint_meta"]["prune_audit_id"] = CA
+        value["checkpoint_meta"]["prune_audited_at"] = value["checkpoint_meta"]["updated_at"]
+    if change in ("duplicated item", "padded item"):
+        value["checkpoint_meta"]["state_hash"] = oracle_hash(value)  # only the item is wrong
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ("duplicated item", ("WS105", "/known/34")),
+        ("padded item", ("WS104", "/decisions/2")),
+        ("wrong state_hash", ("WS109", "/checkpoint_meta/state_hash")),
+        ("audit id on investigative", ("WS107", "/checkpoint_meta/prune_audit_id")),
+    ],
+)
+def test_mutations_of_the_sample_are_caught(
+    tmp_path: Path, run_json: RunCLI, change: str, expected: tuple[str, str]
+) -> None:
+    write_tree(tmp_path, {WS: _mutated(change)})
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert code == 1
+    assert [(f["rule"], f["pointer"]) for f in report["findings"]] == [expected]
+    assert report["findings"][0]["line"] > 1
+
+
+# --- any bytes in, a finding out ------------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=10,
+)  # fmt: skip
+meta_values = st.fixed_dictionaries(
+    {},
+    optional={key: json_values | st.sampled_from([CP, CA, TIME, "merge", "init", "compaction-evacuation", 5])
+              for key in [*EMPTY["checkpoint_meta"], "prune_audit_id", "prune_audited_at"]},
+)  # fmt: skip
+states = st.fixed_dictionaries(
+    {},
+    optional={
+        "schema_version": st.sampled_from([7, 6, "7"]),
+        "task_id": json_values,
+        **{name: st.lists(st.text(max_size=4) | json_values, max_size=3) | json_values for name in dsh.SEMANTIC_FIELDS},
+        "checkpoint_meta": meta_values | json_values,
+        "projection_meta": json_values,
+    },
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    value=states,
+    where=st.sampled_from([WS, "x.projection.json", ".dsh/project/RUNTIME_POLICY.json"]),
+)
+def test_any_json_gives_findings_never_a_traceback(value: dict[str, Any], where: str) -> None:
+    from continuity_checks.checks.working_state.family import WorkingStateFamily
+    from continuity_checks.core.config import Config
+    from continuity_checks.core.family import FileInput
+    from continuity_checks.core.snapshot import WorkTree
+
+    family = WorkingStateFamily(Config())
+    data = json.dumps(value, ensure_ascii=False, indent=2).encode("utf-8", "surrogatepass")
+    kind = family.claims(where)
+    assert kind is not None
+    snapshot = WorkTree(Path(__file__).parent, 1 << 20)
+    for finding in family.check_file(FileInput(where, kind, data, snapshot)):
+        assert finding.message
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.binary(max_size=64))
+def test_any_bytes_give_findings_never_a_traceback(data: bytes) -> None:
+    from continuity_checks.checks.working_state import helper
+    from continuity_checks.checks.working_state.family import WorkingStateFamily
+    from continuity_checks.core.config import Config
+    from continuity_checks.core.family import FileInput
+    from continuity_checks.core.snapshot import WorkTree
+
+    family = WorkingStateFamily(Config())
+    snapshot = WorkTree(Path(__file__).parent, 1 << 20)
+    for where in (WS, "x.projection.json", "a-injection.raw.txt"):
+        kind = family.claims(where)
+        assert kind is not None
+        findings = list(family.check_file(FileInput(where, kind, data, snapshot)))
+        assert findings  # a few random bytes are never a valid state or projection
+        assert all(f.rule.startswith(("CC", "WS")) for f in findings)
+    for operation in (helper.state_hash, lambda b: helper.project(b, 100)):
+        try:
+            assert operation(data)  # "{}" projects, as DSH projects an empty object
+        except helper.StateError as exc:
+            assert str(exc)[0].isdigit()  # line:col: reason
+
+
+def test_lengths_are_javascript_lengths() -> None:
+    assert dsh.js_length("abc") == 3
+    assert dsh.js_length("Снимок — x") == 10
+    assert dsh.js_length("\U0001f600") == 2  # a surrogate pair
+    assert dsh.js_length("\ud800x") == 2  # a lone surrogate is one unit
+    assert dsh.js_trim("\ufeff\u3000 a b\u2029\n") == "a b"
+    assert dsh.js_trim("\x1ca\x85") == "\x1ca\x85"  # Python's strip() would remove both
+    assert dsh.uniq([" a", "a", "", 5, None, [1, None], {"k": 1}]) == [
+        "a", "5", "null", "1,", "[object Object]"
+    ]  # fmt: skip
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\ufeff\xa0\u3000\x1cab\n"), max_size=6))
+def test_is_trimmed_is_trim_leaving_it_unchanged(text: str) -> None:
+    assert dsh.is_trimmed(text) == (bool(text) and dsh.js_trim(text) == text)
+
+
+def test_a_copied_sample_is_checked_by_its_path(
+    tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {"samples/WORKING_STATE.json": _mutated("wrong state_hash")})
+    monkeypatch.chdir(tmp_path / "samples")
+    code, report = run_json("check", "WORKING_STATE.json", "--root", str(tmp_path))
+    assert (code, findings_of(report)) == (
+        1,
+        [("WS109", "samples/WORKING_STATE.json", "/checkpoint_meta/state_hash")],
+    )
+    monkeypatch.chdir(DSH)
+    code, report = run_json("check", "evidence/memory-injections/WORKING_STATE.json")
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 1)
