@@ -82,6 +82,12 @@ def test_verify_reports_findings(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, _ = run(capsys, "verify", str(tmp_path))
     assert (code, out["ok"]) == (1, False)
     assert [(f["rule"], f["path"]) for f in out["findings"]] == [("CX104", "c/manifest.json")]
+    (tmp_path / ".continuity.toml").write_text('[rules]\nCX104 = "warning"\n')
+    code, out, _ = run(capsys, "verify", str(tmp_path))  # the directory's configuration applies
+    assert (code, out["ok"], out["warnings"]) == (0, True, 1)
+    (tmp_path / ".continuity.toml").write_text('[captures]\ncapture-digest = "md5"\n')
+    code, out, _ = run(capsys, "verify", str(tmp_path))
+    assert (code, out["error_code"]) == (1, "CONFIG_INVALID")
 
 
 # --- read ------------------------------------------------------------------------------------

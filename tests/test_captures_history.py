@@ -97,3 +97,18 @@ def test_what_is_not_a_published_capture_may_change(repo: GitRepo, verify: Verif
         "next cycle", {CAP + "cycle-base.json": '{"a": 1}\n', CAP + "required-context.json": "[]\n"}
     )
     assert verify() == []
+
+
+def test_a_staged_rewrite_is_caught_before_the_commit(
+    repo: GitRepo, verify: Verify, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """The commit hook (``continuity check --staged``) applies CX201 to what is staged."""
+    path = CAP + "capture.json"
+    repo.write({path: edit((repo.path / path).read_text(), "turn 3", "turn 4")})
+    repo.git("add", "-A")
+    monkeypatch.chdir(repo.path)
+    code, report = run_json("check", "--staged", path)
+    assert code == 1
+    found = {(f["rule"], f["path"], f["commit"]) for f in report["findings"]}
+    assert ("CX201", path, "staged") in found
+    assert ("CX104", CAP + "manifest.json", None) in found  # and the file checks say why

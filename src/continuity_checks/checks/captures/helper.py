@@ -106,11 +106,16 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
 
 
 def verify(directory: str) -> Result:
-    """Every captures check on the files under ``directory``."""
-    from continuity_checks import engine
-    from continuity_checks.core.config import Config
+    """Every captures check on the files under ``directory``, with the configuration found
+    there (``.continuity.toml``, or ``[tool.continuity]`` in ``pyproject.toml``)."""
+    from continuity_checks import checks, engine
+    from continuity_checks.core import config as config_module
 
-    report = engine.check(Path(directory), Config(), under=("",), only=("captures",))
+    try:
+        config = config_module.load(Path(directory), checks.known())
+        report = engine.check(Path(directory), config, under=("",), only=("captures",))
+    except config_module.ConfigError as exc:  # a bad key, or a bad value of a family option
+        return _refuse("capture-verify", "CONFIG_INVALID", f"configuration error in {exc}")
     findings = [f.to_dict() for f in report.sorted_findings()]
     ok = report.errors == 0
     return (0 if ok else 1), {
