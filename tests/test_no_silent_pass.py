@@ -167,3 +167,21 @@ def test_a_family_option_error_names_its_file(
     code, _, err = run(capsys, "check", "--all")
     assert code == 2
     assert "pyproject.toml" in err and "deltas.legacy" in err and "defaults" not in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "large"])
+def test_a_configuration_that_is_no_file_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    import os
+
+    target = tmp_path / "config.toml"
+    if kind == "fifo":
+        os.mkfifo(target)  # with no writer: reading it would block forever
+    elif kind == "device":
+        target = Path("/dev/zero")  # reading it would never end
+    else:
+        target.write_text("# " + "x" * (2 * 1024 * 1024) + "\n")
+    code, _, err = run(capsys, "check", "--all", "--root", str(tmp_path), "--config", str(target))
+    assert code == 2
+    assert "expected a regular file" in err or "expected at most" in err

@@ -265,3 +265,26 @@ def test_corpus_mutation_empty_commit_in_a_session_is_caught(
     session = corpus / "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1"
     _git(session, *OPENPROGRAM, *PLAIN, "commit", "-q", "--allow-empty", "-m", "job: j1 done")
     assert verify(run_json, session) == (1, [("SS202", ".")])
+
+
+def test_the_commit_hook_judges_a_session_commit_without_its_message(
+    corpus: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check --staged`` in a session repository: what OpenProgram stages passes (no subject
+    exists before the message, so none is judged), and a rename of a node is caught."""
+    session = corpus / ".openprogram/sessions/local_3f9a1c0d2e"
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "OpenProgram")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "openprogram@local")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "OpenProgram")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "openprogram@local")
+    monkeypatch.chdir(session)
+    _git(session, "add", "-A")  # the post-commit metadata writes
+    code, report = run_json("check", "--staged")
+    assert (code, report["findings"]) == (0, [])
+    other = corpus / ".openprogram/sessions/local_8b21e47a90"
+    monkeypatch.chdir(other)
+    _git(other, "mv", "history/0003-u-0ee460370cdc.json", "history/0013-u-0ee460370cdc.json")
+    code, report = run_json("check", "--staged")
+    found = sorted((f["rule"], f["path"], f["commit"]) for f in report["findings"])
+    assert (code, found) == (1, [("SS205", "history/0013-u-0ee460370cdc.json", "staged"),
+                                 ("SS206", "history/0013-u-0ee460370cdc.json", "staged")])  # fmt: skip

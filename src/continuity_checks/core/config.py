@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,12 +77,30 @@ def find(root: Path) -> tuple[str, Mapping[str, Any]] | None:
     return None
 
 
+#: A configuration is a few hundred bytes; anything near this is not one.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
 def _read(path: Path) -> dict[str, Any]:
+    """The TOML table of ``path``: a regular file of at most MAX_CONFIG_BYTES. A FIFO or a
+    device (``--config /dev/zero``) is refused at once, never read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        with path.open("rb") as handle:
-            data: dict[str, Any] = tomllib.load(handle)
-            return data
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        fd = os.open(path, flags)
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise ConfigError(str(path), "(file)", "expected a regular file")
+            data = os.read(fd, MAX_CONFIG_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                str(path), "(file)", f"expected at most {MAX_CONFIG_BYTES} bytes, found more"
+            )
+        table: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+        return table
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(str(path), "(file)", f"cannot read TOML: {exc}") from None
 
 

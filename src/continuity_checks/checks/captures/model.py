@@ -213,11 +213,7 @@ def _parent(doc: Any, path: str, index: int, member: str = "path") -> tuple[Any,
         raise DeltaError(index, member, str(exc)) from None
     if not parts:
         raise DeltaError(index, member, "expected a pointer below the root here")
-    parent = resolve(doc, jp.join(parts[:-1]))
-    if parts[:-1] and "-" in parts[:-1]:
-        raise DeltaError(
-            index, member, f"'-' is allowed only as the last token of an add: {path!r}"
-        )
+    parent = resolve(doc, jp.join(parts[:-1]))  # "-" names no array element on the way
     if parent is MISSING or not isinstance(parent, (dict, list)):
         raise DeltaError(index, member, f"expected an object or array at the parent of {path!r}")
     return parent, parts[-1]
@@ -231,6 +227,8 @@ def _insert(doc: Any, path: str, value: Any, index: int, *, append: bool) -> Any
         parent[last] = value
         return doc
     position = _index(last, len(parent), append=append)
+    if last == "-" and not append:
+        raise DeltaError(index, "path", "'-' is allowed only as the last token of an add")
     if position is None or position > len(parent):
         raise DeltaError(index, "path", f"expected an array position 0..{len(parent)}: {path!r}")
     parent.insert(position, value)
@@ -263,8 +261,6 @@ def apply_delta(base: Any, operations: Sequence[Any]) -> Any:
         path = op.get("path")
         if not isinstance(path, str):
             raise DeltaError(index, "path", "expected a pointer string")
-        if kind != "add" and path.split("/")[-1:] == ["-"] and path:
-            raise DeltaError(index, "path", "'-' is allowed only as the last token of an add")
         if kind == "add":
             if "value" not in op:
                 raise DeltaError(index, "", "expected a value to add")
@@ -453,7 +449,11 @@ def diff(base: Any, target: Any) -> list[dict[str, Any]]:
     differ = _Differ(base)
     differ.diff(base, target, "")
     operations = differ.operations
-    if canonical_bytes(apply_delta(base, operations)) != canonical_bytes(target):
+    try:
+        exact = canonical_bytes(apply_delta(base, operations)) == canonical_bytes(target)
+    except DeltaError:
+        exact = False
+    if not exact:
         # the differ's own guarantee failed: a full replacement is always exact
         operations = [{"op": "replace", "path": "", "value": target}]
     return operations

@@ -28,7 +28,7 @@ from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
-from continuity_checks.core.family import Change, CommitContext
+from continuity_checks.core.family import STAGED, Change, CommitContext
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -89,7 +89,9 @@ class History:
         sha = commit.sha
         findings: list[Finding] = []
         subject = commit.subject
-        if not commit.parents:
+        # the commit hook judges a commit before its message exists: no subject to judge yet
+        has_message = sha != STAGED
+        if not commit.parents and has_message:
             listing = context.after.list("")
             entries = 0 if isinstance(listing, Unreadable) else len(listing)
             if subject != "session init" or entries:
@@ -130,7 +132,7 @@ class History:
                     commit=sha,
                 )
             )
-        if commit.parents and (not SUBJECTS.match(subject) or not subject):
+        if has_message and commit.parents and (not SUBJECTS.match(subject) or not subject):
             findings.append(
                 ss.SESSION_SUBJECT.finding(
                     ".",
@@ -167,7 +169,7 @@ class History:
                             commit=sha,
                         )
                     )
-        if commit.parents and TURN.match(subject) and users != 1:
+        if has_message and commit.parents and TURN.match(subject) and users != 1:
             findings.append(
                 ss.TURN_COMMITS.finding(
                     ".",
@@ -349,7 +351,7 @@ def project_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Fi
             )
         )
     identity = _identity(fields)
-    if AGENT_IDENTITY in (identity["author"], identity["committer"]):
+    if sha != STAGED and AGENT_IDENTITY in (identity["author"], identity["committer"]):
         subject = commit.subject
         ok = AGENT_SUBJECTS.match(subject) is not None or (
             subject in AGENT_FIRST and not commit.parents
