@@ -129,6 +129,9 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
      [("CX112", CAP + "two.reader.json", "/select/1")]),
     ("CX112 leading zero", {**build(), CAP + "two.reader.json": pretty(reader(build()[C], ["/history/01"]))},
      [("CX112", CAP + "two.reader.json", "/select/0")]),
+    ("CX112 a capture that is not JSON along the pointers",
+     {"raw/capture.json": '{"goal_id": [1, 2}', "raw/x.reader.json": pretty(reader('{"goal_id": [1, 2}', ["/goal_id"]))},
+     [("CX112", "raw/x.reader.json", "/select")]),
     ("CX113 selection digest", with_json(R, setter("/selection_sha256", "0" * 64)), [("CX113", R, "/selection_sha256")]),
     ("CX114 command pointers", with_json(R, setter("/command", "continuity capture read --capture-file capture.json "
                                                    f"--capture-sha256 {sha(build()[C])} --select /goal_id")),
