@@ -433,7 +433,6 @@ _STATE_HASH_FIELDS = [
 ]
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="needs ../shared/corpus beside the repository")
 @pytest.mark.parametrize("path", _DSH_STATES)
 def test_dsh_working_state_bytes_and_state_hash(path: str) -> None:
     data = (CORPUS / path).read_bytes()

@@ -49,7 +49,13 @@ def test_json_format_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixt
     assert len(outputs) == 1
     document = json.loads(outputs.pop())
     assert document["format_version"] == 1
-    assert document["summary"] == {"files": 2, "commits": 0, "errors": 2, "warnings": 0}
+    assert document["summary"] == {
+        "files": 2,
+        "commits": 0,
+        "errors": 2,
+        "warnings": 0,
+        "not_shown": 0,
+    }
     assert set(document["findings"][0]) == {"rule", "severity", "path", "line", "column", "pointer", "commit",
                                             "message", "hint"}  # fmt: skip
 

@@ -10,9 +10,13 @@ import pytest
 from tests.conftest import CORPUS, RunCLI, rules_of
 
 DL = CORPUS / "deltalayer"
-pytestmark = pytest.mark.skipif(
-    not DL.is_dir(), reason="needs ../shared/corpus beside the repository"
-)
+
+
+@pytest.fixture(autouse=True)
+def _corpus_is_there() -> None:
+    # a missing corpus must fail, never skip: CI would otherwise pass without these checks
+    assert DL.is_dir(), f"the DeltaLayer corpus is missing: {DL} (../shared beside the repository)"
+
 
 LEGACY_GLOBS = '[deltas]\nlegacy-files = ["experiments/*.jsonl", "evidence/*/changes.jsonl"]\n'
 EXAMPLE = "prototype/examples/"

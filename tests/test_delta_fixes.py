@@ -548,8 +548,7 @@ def test_init_recognises_v021_and_v02_markers(root: Path, cli: Any, marker: str)
 
 def test_init_leaves_the_real_v021_agents_md_alone(root: Path, cli: Any) -> None:
     real = Path(__file__).resolve().parents[2] / "shared/corpus/deltalayer/AGENTS.md"
-    if not real.is_file():
-        pytest.skip("shared corpus not available")
+    assert real.is_file(), f"the DeltaLayer corpus is missing: {real}"
     (root / "AGENTS.md").write_bytes(real.read_bytes())
     cli("init")
     assert (root / "AGENTS.md").read_bytes() == real.read_bytes()

@@ -185,3 +185,23 @@ def test_a_configuration_that_is_no_file_is_refused_at_once(
     code, _, err = run(capsys, "check", "--all", "--root", str(tmp_path), "--config", str(target))
     assert code == 2
     assert "expected a regular file" in err or "expected at most" in err
+
+
+def test_hostile_input_gives_bounded_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A delta with 100,000 bad items: a bounded report that still counts and fails."""
+    bad = GOOD.replace('["x"]', "[" + ",".join(["1"] * 100_000) + "]")
+    legacy = "".join(f'{{"time":"x{i}","source":"h","changes":["a"]}}\n' for i in range(3000))
+    write_tree(tmp_path, {**PROJECT, NAME: bad, ".deltalayer/changes.jsonl": legacy})
+    code, out, _ = run(capsys, "check", "--all", "--root", str(tmp_path))
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) < 2 * 1000 + 10  # a finding and its hint each, at most
+    assert "not shown" in lines[-1] and "max-findings" in lines[-1]
+    assert len(out) < 1_000_000
+    _, out, _ = run(capsys, "check", "--all", "--root", str(tmp_path), "--format", "json")
+    document = json.loads(out)
+    summary, shown = document["summary"], len(document["findings"])
+    assert summary["errors"] > shown
+    assert summary["not_shown"] == summary["errors"] + summary["warnings"] - shown

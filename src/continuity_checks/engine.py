@@ -172,7 +172,13 @@ def check(
             findings.extend(family.check_tree(snapshot, claimed[index]))
     if staged:
         findings.extend(check_staged(root, config, chosen, families))
-    return Report(findings=apply_severity(config, findings), files=len(work), notes=notes)
+    return Report(
+        findings=apply_severity(config, findings),
+        files=len(work),
+        notes=notes,
+        max_per_file=config.max_findings_per_file,
+        max_total=config.max_findings,
+    )
 
 
 def check_staged(
@@ -247,7 +253,9 @@ def verify(
     every_commit = [d.every_commit for d in chosen]
     see_gitlinks = [d.gitlinks for d in chosen]
     root = Path(os.path.abspath(root))
-    report = Report(unit="commit")
+    report = Report(
+        unit="commit", max_per_file=config.max_findings_per_file, max_total=config.max_findings
+    )
     findings: list[Finding] = []
     exclude = config.exclude
     limit = config.max_file_bytes

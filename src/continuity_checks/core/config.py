@@ -20,7 +20,9 @@ else:  # pragma: no cover
 
 #: Keys of every configuration; each family adds a table of its own, named after it.
 TOP_KEYS = ("families", "exclude", "limits", "rules")
-LIMIT_KEYS = {"max-file-bytes", "max-depth"}
+LIMIT_KEYS = {"max-file-bytes", "max-depth", "max-findings-per-file", "max-findings"}
+DEFAULT_MAX_FINDINGS_PER_FILE = 100
+DEFAULT_MAX_FINDINGS = 1000
 
 
 class ConfigError(Exception):
@@ -39,6 +41,8 @@ class Config:
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
+    max_findings_per_file: int = DEFAULT_MAX_FINDINGS_PER_FILE
+    max_findings: int = DEFAULT_MAX_FINDINGS
     severity: dict[str, Severity | None] = field(default_factory=dict)
     options: dict[str, Mapping[str, Any]] = field(default_factory=dict)
 
@@ -172,6 +176,12 @@ def parse(source: str, table: Mapping[str, Any], known: Known) -> Config:
         )
     if "max-depth" in limits:
         config.max_depth = _positive_int(source, "limits.max-depth", limits["max-depth"])
+    if "max-findings-per-file" in limits:
+        config.max_findings_per_file = _positive_int(
+            source, "limits.max-findings-per-file", limits["max-findings-per-file"]
+        )
+    if "max-findings" in limits:
+        config.max_findings = _positive_int(source, "limits.max-findings", limits["max-findings"])
     rules = table.get("rules", {})
     if not isinstance(rules, dict):
         raise ConfigError(source, "rules", 'expected a table of RULE = "error" | "warning" | "off"')

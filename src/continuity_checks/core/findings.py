@@ -73,21 +73,41 @@ class Report:
     unit: str = "file"
     #: commit id -> its place in the walked range, oldest first (history mode)
     commit_order: dict[str, int] = field(default_factory=dict)
+    #: findings shown at most, for one path and in all (limits.max-findings-per-file, -findings)
+    max_per_file: int = 100
+    max_total: int = 1000
 
-    def sorted_findings(self) -> list[Finding]:
+    def _unique(self) -> list[Finding]:
         """Each finding once, in a deterministic order: history order of commits, then path,
         position, rule and message."""
         order = self.commit_order
         unique = {(f.sort_key(order), f.commit, f.severity, f.hint): f for f in self.findings}
         return [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1] or ""))]
 
+    def sorted_findings(self) -> list[Finding]:
+        """The findings to show: :meth:`_unique`, at most ``max_per_file`` for one path and
+        ``max_total`` in all (:attr:`not_shown` counts the others)."""
+        shown: list[Finding] = []
+        per_path: dict[str, int] = {}
+        for finding in self._unique():
+            count = per_path.get(finding.path, 0)
+            if count >= self.max_per_file or len(shown) >= self.max_total:
+                continue
+            per_path[finding.path] = count + 1
+            shown.append(finding)
+        return shown
+
+    @property
+    def not_shown(self) -> int:
+        return len(self._unique()) - len(self.sorted_findings())
+
     @property
     def errors(self) -> int:
-        return sum(1 for f in self.sorted_findings() if f.severity is Severity.ERROR)
+        return sum(1 for f in self._unique() if f.severity is Severity.ERROR)
 
     @property
     def warnings(self) -> int:
-        return sum(1 for f in self.sorted_findings() if f.severity is Severity.WARNING)
+        return sum(1 for f in self._unique() if f.severity is Severity.WARNING)
 
     @property
     def exit_code(self) -> int:

@@ -16,6 +16,7 @@ def render(report: Report, *, color: bool = False) -> str:
             "commits": report.commits,
             "errors": report.errors,
             "warnings": report.warnings,
+            "not_shown": report.not_shown,
         },
     }
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

@@ -39,10 +39,17 @@ def summary(report: Report) -> str:
     errors, warnings = report.errors, report.warnings
     if not errors and not warnings:
         return f"{scope} checked: no problems"
-    return (
+    text = (
         f"{scope} checked: {errors} error{'s' if errors != 1 else ''}, "
         f"{warnings} warning{'s' if warnings != 1 else ''}"
     )
+    hidden = report.not_shown
+    if hidden:
+        text += (
+            f" ({hidden} not shown: at most {report.max_per_file} per file and "
+            f"{report.max_total} in all, [limits] max-findings-per-file and max-findings)"
+        )
+    return text
 
 
 def render(report: Report, *, color: bool = False) -> str:
