@@ -92,7 +92,7 @@ def test_history_mode_gives_every_commit_its_author_and_both_trees(
 CHECKS = REPO / "src" / "continuity_checks" / "checks"
 #: Helper commands write files (through core.atomic, under a lock) and read the store they lock:
 #: they are the only family modules allowed the file system.
-HELPERS = {"deltas/store.py"}
+HELPERS = {"deltas/store.py", "captures/helper.py"}
 FORBIDDEN_MODULES = {"os", "pathlib", "io", "shutil", "glob", "tempfile"}
 
 

@@ -11,6 +11,7 @@ from continuity_checks.core.rules import Rule
 
 PACKAGES = (
     "continuity_checks.checks.deltas",
+    "continuity_checks.checks.captures",
     "continuity_checks.checks.working_state",
     "continuity_checks.checks.provenance",
     "continuity_checks.checks.sessions",

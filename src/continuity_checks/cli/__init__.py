@@ -15,6 +15,7 @@ COMMANDS = {
     "check": "continuity_checks.cli.check:check",
     "verify": "continuity_checks.cli.verify:verify",
     "delta": "continuity_checks.cli.delta:delta",
+    "capture": "continuity_checks.cli.capture:capture",
     "rules": "continuity_checks.cli.rules:rules",
     "explain": "continuity_checks.cli.rules:explain",
     "schema": "continuity_checks.cli.schema:schema",
@@ -25,6 +26,7 @@ COMMANDS = {
 HELP = {
     "check": "Check continuity files (file mode; what pre-commit runs).",
     "verify": "Check the commits of a range (history mode; what CI and pre-push run).",
+    "capture": "LoopX captures: write manifests, verified paged reads, cycle deltas.",
     "delta": "Write DeltaLayer Conversation Deltas (a drop-in for the prototype CLI).",
     "rules": "List every rule.",
     "explain": "Explain one rule.",

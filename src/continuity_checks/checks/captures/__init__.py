@@ -1,0 +1,20 @@
+"""LoopX 2.2.0 context delivery: captures and their manifests, reader references, decision
+directories (projection, required context, delivery) and cycle deltas."""
+
+from continuity_checks.core.family import Declaration
+
+DECLARATION = Declaration(
+    name="captures",
+    family="continuity_checks.checks.captures.family:CapturesFamily",
+    rules="continuity_checks.checks.captures.rules",
+    prefix="CX",
+    summary="LoopX context captures, manifests, reader references, deliveries and cycle deltas",
+    # the names the family claims (family.py decides by the whole path; this only narrows the
+    # files pre-commit hands the hook)
+    files=(
+        r"(^|/)(manifest|capture|required-context|cycle-base|cycle-delta|projection|delivery)"
+        r"\.json$|\.reader\.json$"
+    ),
+    hook_id="check-context-captures",
+    options=("roots", "capture-digest", "selection-digest", "context-ref"),
+)

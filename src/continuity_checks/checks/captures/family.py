@@ -1,0 +1,223 @@
+"""The captures family as the engine drives it: what it claims, and its three kinds of checks."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+
+from continuity_checks.checks.captures import DECLARATION, files, history, model
+from continuity_checks.checks.captures import rules as cx  # registers the CX rules
+from continuity_checks.core import hashing, strict_json
+from continuity_checks.core.config import Config
+from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.globs import Globs
+from continuity_checks.core.parallel import usable_cpus
+from continuity_checks.core.snapshot import Snapshot, Unreadable
+
+# names claimed in any capture directory, and those claimed only in a decision-<id>/ directory
+# (projection.json and delivery.json are too common as names to claim anywhere)
+_ANYWHERE = {
+    files.CAPTURE: "capture",
+    files.REQUIRED: "required-context",
+    files.CYCLE_BASE: "cycle-base",
+    files.CYCLE_DELTA: "cycle-delta",
+}
+_DECISION_ONLY = {files.PROJECTION: "capture", files.DELIVERY: "delivery"}
+
+
+class CapturesFamily:
+    def __init__(self, config: Config) -> None:
+        table = options(config, DECLARATION)
+        roots = table.get("roots", [])
+        if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
+            raise config.error(
+                "captures.roots", f"expected a list of directory globs, found {roots!r}"
+            )
+        self.roots = Globs(roots)
+        self.settings = files.Settings(
+            capture_digest=option(
+                config, "captures", "capture-digest", "raw", ("raw", "canonical")
+            ),
+            selection_digest=option(
+                config, "captures", "selection-digest", "H1", ("H1", "H2", "shape")
+            ),
+            relaxed_refs=option(config, "captures", "context-ref", "strict", ("strict", "relaxed"))
+            == "relaxed",
+            max_depth=config.max_depth,
+        )
+
+    def claims(self, path: str) -> str | None:
+        directory, _, name = path.rpartition("/")
+        if self.roots and not self.roots.match(directory):
+            return None
+        framed = f"/{directory}/"
+        if "/.deltalayer/" in framed or "/.dsh/" in framed:
+            return None  # the deltas and working-state families' stores: every file is theirs
+        if name == files.MANIFEST:
+            # OpenProgram's session backups (file_backups/<turn>/manifest.json) belong to the
+            # sessions family: decided by the path's shape, since claims sees nothing else
+            grandparent = posixpath.basename(posixpath.dirname(directory))
+            return None if grandparent == "file_backups" else "manifest"
+        if name.endswith(".reader.json") and len(name) > len(".reader.json"):
+            return "reader"
+        kind = _ANYWHERE.get(name)
+        if kind is None and files.is_decision_dir(directory):
+            kind = _DECISION_ONLY.get(name)
+        return kind
+
+    def check_file(self, file: FileInput) -> Iterable[Finding]:
+        if file.kind in _HASHING:
+            return []  # held against their captures in check_tree, all captures hashed at once
+        return self._check(file.path, file.kind, file.data, file.snapshot)[0]
+
+    def _check(
+        self, path: str, kind: str, data: bytes, snapshot: Snapshot
+    ) -> tuple[list[Finding], files.Reader | None]:
+        settings = self.settings
+        if kind == "manifest":
+            return files.check_manifest(path, data, snapshot, settings, self._is_capture), None
+        if kind == "reader":
+            return files.check_reader(path, data, snapshot, settings)
+        if kind == "delivery":
+            return files.check_delivery(path, data, snapshot, settings), None
+        if kind == "cycle-delta":
+            return files.check_cycle_delta(path, data, snapshot, settings), None
+        return files.check_document(path, kind, data, snapshot, settings), None
+
+    def _is_capture(self, path: str) -> bool:
+        return self.claims(path) == "capture"
+
+    def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
+        """What one file cannot show. Manifests and reader references are held against their
+        captures here, with every capture hashed once (several on a thread pool). Each
+        directory a claimed file is in is checked whole: its family files that were not claimed
+        in this run (pre-commit passes only the changed ones) are checked too, so a changed
+        capture is held against the manifest and reader references beside it (the documents
+        those pin are not parsed again: a change to one shows at its pins). Then: a decision
+        directory holds its delivery and manifest, and one capture and selection have one
+        selection digest across the readers."""
+        findings: list[Finding] = []
+        done = {c.path for c in claimed}
+        todo: list[tuple[str, str, bytes]] = []  # what is checked here: (path, kind, bytes)
+        listings: dict[str, list[str]] = {}
+        for item in claimed:
+            if item.kind in _HASHING:
+                data = snapshot.read(item.path)
+                if not isinstance(data, Unreadable):  # the engine reported it already
+                    todo.append((item.path, item.kind, data))
+        for directory in sorted({posixpath.dirname(c.path) for c in claimed}):
+            names = snapshot.list(directory)
+            if isinstance(names, Unreadable):
+                continue
+            listings[directory] = names
+            for name in names:
+                path = f"{directory}/{name}" if directory else name
+                kind = self.claims(path)
+                if kind is None or kind in _PINNED or path in done:
+                    continue
+                data = snapshot.read(path)
+                if not isinstance(data, Unreadable):  # not a regular file: nothing asked about
+                    todo.append((path, kind, data))
+        hashed = _Hashed(snapshot, _captures_of(todo, snapshot))
+        readers: list[files.Reader] = []
+        for path, kind, data in todo:
+            found, reader = self._check(path, kind, data, hashed)
+            findings.extend(found)
+            if reader is not None:
+                readers.append(reader)
+        for directory, names in listings.items():
+            if files.is_decision_dir(directory) and files.PROJECTION in names:
+                for needed in (files.DELIVERY, files.MANIFEST):
+                    if needed not in names:
+                        findings.append(
+                            cx.DECISION_INCOMPLETE.finding(
+                                f"{directory}/{files.PROJECTION}",
+                                f"expected {needed} beside projection.json in {directory}/, "
+                                "found none",
+                            )
+                        )
+        findings.extend(_selection_consistency(readers))
+        return findings
+
+    def check_commit(self, context: CommitContext) -> Iterable[Finding]:
+        return history.check_commit(context)
+
+
+_HASHING = frozenset({"manifest", "reader"})  # the kinds that hash a capture
+# documents that other files pin by digest: a change to one is caught at the files that pin it,
+# so a neighbour of a claimed file is not parsed again (a capture can be large)
+_PINNED = frozenset({"capture", "required-context", "cycle-base"})
+
+
+def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list[str]:
+    """The captures the manifests and readers of ``todo`` name (only those that stay inside
+    their directory and exist: the checks report the others)."""
+    found = []
+    for path, kind, data in todo:
+        if kind not in _HASHING:
+            continue
+        parsed = strict_json.accepts(data)
+        if parsed is None or not isinstance(parsed[1], dict):
+            continue
+        name = parsed[1].get("capture_file")
+        if model.inside_name(name) is None:
+            assert isinstance(name, str)
+            target = model.join(posixpath.dirname(path), name)
+            if snapshot.exists(target):
+                found.append(target)
+    return sorted(set(found))
+
+
+class _Hashed(Snapshot):
+    """The run's snapshot, with the digests of ``paths`` computed ahead: each file once, and
+    several at a time where there are CPUs for it (hashing releases the interpreter lock)."""
+
+    def __init__(self, inner: Snapshot, paths: list[str]) -> None:
+        super().__init__(inner.limit)
+        self.inner = inner
+        self.commit = inner.commit
+        workers = min(len(paths), usable_cpus())
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                self.digests = dict(zip(paths, pool.map(inner.sha256, paths), strict=True))
+        else:
+            self.digests = {path: inner.sha256(path) for path in paths}
+
+    def read(self, path: str) -> bytes | Unreadable:
+        return self.inner.read(path)
+
+    def size(self, path: str) -> int | Unreadable:
+        return self.inner.size(path)
+
+    def sha256(self, path: str) -> hashing.Digest | Unreadable:
+        found = self.digests.get(path)
+        return found if found is not None else self.inner.sha256(path)
+
+    def list(self, directory: str) -> list[str] | Unreadable:
+        return self.inner.list(directory)
+
+    def exists(self, path: str) -> bool:
+        return self.inner.exists(path)
+
+    def is_dir(self, path: str) -> bool:
+        return self.inner.is_dir(path)
+
+
+def _selection_consistency(readers: list[files.Reader]) -> list[Finding]:
+    first: dict[tuple[object, ...], files.Reader] = {}
+    findings = []
+    for reader in sorted(readers, key=lambda r: r.path):
+        key = (reader.capture, reader.capture_sha256, reader.select, reader.list_depth)
+        seen = first.setdefault(key, reader)
+        if seen.selection_sha256 != reader.selection_sha256:
+            findings.append(
+                cx.SELECTION_DIGEST.finding(
+                    reader.path,
+                    f"expected the selection digest of {seen.path} for the same capture and "
+                    f"selection, {seen.selection_sha256}; found {reader.selection_sha256}",
+                    pointer="/selection_sha256",
+                )
+            )
+    return findings

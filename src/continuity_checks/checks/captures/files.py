@@ -1,0 +1,797 @@
+"""File checks for captures (``continuity check``): a manifest against its capture, a reader
+reference against the capture it pins, a decision directory's delivery, cycle deltas, exact
+sharing stubs and requirement records. Every neighbour is read through the snapshot."""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from continuity_checks.checks.captures import model
+from continuity_checks.checks.captures import rules as cx
+from continuity_checks.core import pointer as jp
+from continuity_checks.core import schemas, strict_json
+from continuity_checks.core.display import json_type, quote, show
+from continuity_checks.core.findings import Finding
+from continuity_checks.core.hashing import parse_digest
+from continuity_checks.core.rules import Rule
+from continuity_checks.core.snapshot import Snapshot, Unreadable
+
+MANIFEST = "manifest.json"
+CAPTURE = "capture.json"
+PROJECTION = "projection.json"
+REQUIRED = "required-context.json"
+DELIVERY = "delivery.json"
+CYCLE_BASE = "cycle-base.json"
+CYCLE_DELTA = "cycle-delta.json"
+
+SCHEMA = {
+    "manifest": "loopx-capture-manifest",
+    "reader": "loopx-capture-reader",
+    "delivery": "loopx-delivery",
+    "cycle-delta": "loopx-cycle-delta",
+}
+SCHEMA_RULE = {
+    "manifest": cx.MANIFEST_SCHEMA,
+    "reader": cx.READER_SCHEMA,
+    "delivery": cx.DELIVERY_SCHEMA,
+    "cycle-delta": cx.CYCLE_DELTA_SCHEMA,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The family's options, as the checks need them."""
+
+    capture_digest: model.DigestBasis = "raw"
+    selection_digest: model.SelectionHypothesis = "H1"
+    relaxed_refs: bool = False
+    max_depth: int = strict_json.DEFAULT_MAX_DEPTH
+
+
+def is_decision_dir(directory: str) -> bool:
+    return posixpath.basename(directory).startswith("decision-")
+
+
+class Checker:
+    """The findings of one file, with the snapshot its neighbours are read from."""
+
+    def __init__(self, path: str, snapshot: Snapshot, settings: Settings) -> None:
+        self.path = path
+        self.directory = posixpath.dirname(path)
+        self.snapshot = snapshot
+        self.settings = settings
+        self.findings: list[Finding] = []
+        self.doc: strict_json.Document | None = None
+
+    # --- reporting -------------------------------------------------------------------------
+
+    def at(self, rule: Rule, pointer: str, message: str, path: str | None = None) -> None:
+        line = column = None
+        if self.doc is not None and (path is None or path == self.path):
+            line, column = self.doc.position(pointer)
+        self.findings.append(
+            rule.finding(path or self.path, message, line=line, column=column, pointer=pointer)
+        )
+
+    def unreadable(self, problem: Unreadable, pointer: str) -> None:
+        line, column = self.doc.position(pointer) if self.doc is not None else (None, None)
+        self.findings.append(problem.finding(self.path, line=line, column=column, pointer=pointer))
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def load(self, data: bytes) -> bool:
+        loaded = strict_json.load(data, max_depth=self.settings.max_depth)
+        if isinstance(loaded, strict_json.Problem):
+            self.findings.append(loaded.finding(self.path))
+            return False
+        self.doc = loaded
+        return True
+
+    def schema(self, kind: str) -> bool:
+        """Schema findings (one per failing member); whether the value is valid."""
+        assert self.doc is not None
+        value = self.doc.value
+        validator = schemas.validator(SCHEMA[kind])
+        if validator.is_valid(value):
+            return True
+        rule = SCHEMA_RULE[kind]
+        if not isinstance(value, dict):
+            self.at(rule, "", f"expected a JSON object, found {json_type(value)}")
+            return False
+        seen: set[str] = set()
+        for error in validator.errors(value):
+            if error.pointer in seen:
+                continue
+            seen.add(error.pointer)
+            self.at(rule, error.pointer, f"expected {_expectation(error.keyword)}: {error.message}")
+        return False
+
+    def named(self, name: object, pointer: str) -> str | None:
+        """The root-relative path of a file this one names, once it is known to stay inside the
+        directory and to exist (else a finding at ``pointer``)."""
+        refused = model.inside_name(name)
+        if refused is not None:
+            self.at(cx.PATH_ESCAPES, pointer, f"{refused}; found {show(name)}")
+            return None
+        assert isinstance(name, str)
+        path = model.join(self.directory, name)
+        if not self.snapshot.exists(path):
+            self.at(cx.NAMED_MISSING, pointer, f"expected {path} to exist beside {self.path}")
+            return None
+        return path
+
+    def file_digest(self, path: str, pointer: str) -> tuple[str, int] | None:
+        """The SHA-256 (bare hex) and size of the file at ``path``, streamed."""
+        digest = self.snapshot.sha256(path)
+        if isinstance(digest, Unreadable):
+            self.unreadable(digest, pointer)
+            return None
+        return digest.hex, digest.size
+
+    def document(self, path: str, pointer: str, report: bool = True) -> Any:
+        """The parsed value of a neighbour, or :data:`model.MISSING` (reported at the neighbour
+        when ``report``: its own check may report it already)."""
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            self.unreadable(data, pointer)
+            return model.MISSING
+        loaded = strict_json.load(data, max_depth=self.settings.max_depth)
+        if isinstance(loaded, strict_json.Problem):
+            if report:
+                self.findings.append(loaded.finding(path))
+            return model.MISSING
+        return loaded.value
+
+    def capture_digest(self, path: str, pointer: str) -> tuple[str, int] | None:
+        """The capture's digest under the configured basis, and its size."""
+        found = self.file_digest(path, pointer)
+        if found is None or self.settings.capture_digest == "raw":
+            return found
+        value = self.document(path, pointer)
+        return None if value is model.MISSING else (model.canonical_sha256(value), found[1])
+
+
+def _expectation(keyword: str) -> str:
+    return {
+        "required": "every required key",
+        "additionalProperties": "only the format's keys",
+        "pattern": "the format's text pattern",
+        "enum": "one of the format's values",
+        "const": "the format's value",
+        "type": "the format's type",
+        "oneOf": "one operation of the vocabulary",
+    }.get(keyword, "the format")
+
+
+# --- manifest.json ---------------------------------------------------------------------------
+
+
+def check_manifest(
+    path: str,
+    data: bytes,
+    snapshot: Snapshot,
+    settings: Settings,
+    is_capture: Callable[[str], bool],
+) -> list[Finding]:
+    """A manifest and the capture it names. A manifest that names no capture beside it (no
+    capture_file, and no capture.json or projection.json next to it) is not a capture manifest
+    (OpenProgram keeps manifest.json files of its own): nothing is reported for it."""
+    c = Checker(path, snapshot, settings)
+    directory = c.directory
+    beside = any(snapshot.exists(model.join(directory, name)) for name in (CAPTURE, PROJECTION))
+    if not c.load(data):
+        return c.findings if beside else []
+    assert c.doc is not None
+    value = c.doc.value
+    if not beside and not (isinstance(value, dict) and "capture_file" in value):
+        return []
+    c.schema("manifest")
+    if not isinstance(value, dict):
+        return c.findings
+    capture = (
+        c.named(value.get("capture_file"), "/capture_file") if "capture_file" in value else None
+    )
+    if capture is not None:
+        pinned = parse_digest(value.get("capture_sha256"))
+        found = c.capture_digest(capture, "/capture_file")
+        if found is not None:
+            actual, size = found
+            if pinned is not None and pinned != actual:
+                basis = "canonical JSON" if settings.capture_digest == "canonical" else "bytes"
+                c.at(
+                    cx.CAPTURE_DIGEST,
+                    "/capture_sha256",
+                    f"expected the SHA-256 of the {basis} of {capture}, {actual}; found "
+                    f"{quote(value.get('capture_sha256'))}",
+                )
+            stated = value.get("capture_bytes")
+            # a size that differs with the digest is the same root cause, reported once
+            if type(stated) is int and stated != size and pinned == actual:
+                c.at(
+                    cx.CAPTURE_SIZE,
+                    "/capture_bytes",
+                    f"expected {size} (the size of {capture}), found {stated}",
+                )
+        if not is_capture(capture):
+            # a capture under another name has no check of its own: strict JSON here
+            c.document(capture, "/capture_file")
+    files = value.get("files")
+    if isinstance(files, dict):
+        for name, entry in files.items():
+            pointer = jp.append("/files", name)
+            target = c.named(name, pointer)
+            if target is None or not isinstance(entry, dict):
+                continue
+            found = c.file_digest(target, pointer)
+            if found is None:
+                continue
+            pinned = parse_digest(entry.get("sha256"))
+            if pinned is not None and pinned != found[0]:
+                c.at(
+                    cx.CAPTURE_DIGEST,
+                    pointer + "/sha256",
+                    f"expected the SHA-256 of {target}, {found[0]}; found {quote(entry['sha256'])}",
+                )
+            elif type(entry.get("bytes")) is int and entry["bytes"] != found[1]:
+                c.at(
+                    cx.CAPTURE_SIZE,
+                    pointer + "/bytes",
+                    f"expected {found[1]} (the size of {target}), found {entry['bytes']}",
+                )
+    return c.findings
+
+
+# --- captures, projections and necessary views ------------------------------------------------
+
+
+def manifest_names(snapshot: Snapshot, directory: str, name: str) -> bool:
+    """Whether ``directory``'s manifest names ``name`` as its capture."""
+    data = snapshot.read(model.join(directory, MANIFEST))
+    if isinstance(data, Unreadable):
+        return False
+    parsed = strict_json.accepts(data)
+    if parsed is None or not isinstance(parsed[1], dict):
+        return False
+    named = parsed[1].get("capture_file")
+    return (
+        isinstance(named, str)
+        and model.inside_name(named) is None
+        and (model.join(directory, named) == model.join(directory, name))
+    )
+
+
+def check_document(
+    path: str, kind: str, data: bytes, snapshot: Snapshot, settings: Settings
+) -> list[Finding]:
+    """A capture (capture.json, a decision's projection.json), a necessary view
+    (required-context.json) or a cycle base: strict JSON, requirement records, and in a
+    necessary view the exact-sharing stubs. A capture.json outside a decision directory counts
+    only when a manifest beside it names it (anything else called capture.json is not ours)."""
+    c = Checker(path, snapshot, settings)
+    name = posixpath.basename(path)
+    if (
+        kind == "capture"
+        and not is_decision_dir(c.directory)
+        and not manifest_names(snapshot, c.directory, name)
+    ):
+        return []
+    if not c.load(data):
+        return c.findings
+    assert c.doc is not None
+    # a walk over every container is Python-speed, a byte search C-speed: a key can hide from
+    # the search only behind a \u escape, and then the walk runs anyway
+    escaped = b"\\u" in data
+    if kind == "required-context" and (escaped or b"context_ref" in data):
+        check_stubs(c)
+    if kind != "cycle-base" and (escaped or b"requirements" in data or b"review" in data):
+        check_requirements(c)
+    return c.findings
+
+
+def _walk(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """Every container under ``value`` with its pointer, in document order (pre-order)."""
+    stack: list[tuple[str, Any]] = [(pointer, value)]
+    while stack:
+        here, node = stack.pop()
+        yield here, node
+        if isinstance(node, dict):
+            items: list[tuple[Any, Any]] = list(node.items())
+        elif isinstance(node, list):
+            items = list(enumerate(node))
+        else:
+            continue
+        for key, child in reversed(items):
+            if isinstance(child, (dict, list)):
+                stack.append((jp.append(here, key), child))
+
+
+def _is_stub(value: object) -> bool:
+    return isinstance(value, dict) and "context_ref" in value
+
+
+def check_stubs(c: Checker) -> None:
+    """Exact-sharing stubs: shape, backward resolution to a complete record, same todo_id."""
+    assert c.doc is not None
+    root = c.doc.value
+    order: dict[int, int] = {}  # id(container) -> position in document order
+    stubs: list[tuple[str, dict[str, Any]]] = []
+    for position, (pointer, node) in enumerate(_walk(root)):
+        order[id(node)] = position
+        if _is_stub(node):
+            stubs.append((pointer, node))
+    for pointer, stub in stubs:
+        if not c.settings.relaxed_refs and set(stub) != {"todo_id", "context_ref"}:
+            extra = sorted(set(stub) - {"todo_id", "context_ref"})
+            what = f"other keys {', '.join(map(repr, extra))}" if extra else "no todo_id"
+            c.at(cx.STUB_SHAPE, pointer, f"expected exactly todo_id and context_ref, found {what}")
+        if not isinstance(stub.get("todo_id"), str):
+            c.at(
+                cx.STUB_SHAPE,
+                pointer,
+                f"expected a string todo_id, found {show(stub.get('todo_id'))}",
+            )
+        ref = stub["context_ref"]
+        where = jp.append(pointer, "context_ref")
+        try:
+            target = model.resolve(root, ref) if isinstance(ref, str) else model.MISSING
+        except model.PointerError as exc:
+            c.at(cx.STUB_UNRESOLVED, where, f"expected an RFC 6901 pointer: {exc}")
+            continue
+        if not isinstance(target, dict):
+            found = "nothing" if target is model.MISSING else json_type(target)
+            c.at(
+                cx.STUB_UNRESOLVED, where, f"expected {show(ref)} to name an object, found {found}"
+            )
+            continue
+        if ref == pointer or pointer.startswith(ref + "/") or order[id(target)] > order[id(stub)]:
+            c.at(
+                cx.STUB_FORWARD,
+                where,
+                f"expected a record before {pointer or '/'} in document order, found {quote(ref)}",
+            )
+            continue
+        if _is_stub(target):
+            if not c.settings.relaxed_refs:
+                c.at(
+                    cx.STUB_CHAIN,
+                    where,
+                    f"expected a complete record at {quote(ref)}, found a stub",
+                )
+            continue
+        if "todo_id" in stub and target.get("todo_id") != stub.get("todo_id"):
+            c.at(
+                cx.STUB_TODO_ID,
+                where,
+                f"expected the record at {quote(ref)} to carry todo_id {quote(stub['todo_id'])}, "
+                f"found {show(target.get('todo_id'))}",
+            )
+
+
+class _Bytes(bytes):
+    """A neighbour capture's bytes, searched by pointer without parsing it whole."""
+
+
+def _capture_of(c: Checker) -> Any:
+    """The capture of the decision (or capture directory) this document belongs to, for
+    supporting_material_pointer: the document's value when it is the capture, else the
+    capture's bytes (:class:`_Bytes`), or MISSING."""
+    name = posixpath.basename(c.path)
+    assert c.doc is not None
+    if name in (CAPTURE, PROJECTION):
+        return c.doc.value
+    candidate = PROJECTION if is_decision_dir(c.directory) else CAPTURE
+    path = model.join(c.directory, candidate)
+    data = c.snapshot.read(path) if c.snapshot.exists(path) else None
+    return model.MISSING if data is None or isinstance(data, Unreadable) else _Bytes(data)
+
+
+def check_requirements(c: Checker) -> None:
+    """Every requirement record (an item of a ``requirements`` array that carries status,
+    agent_review or supporting_material_pointer) and every stored review item."""
+    assert c.doc is not None
+    capture: Any = None  # read on first need
+    requirement = schemas.validator("loopx-requirement")
+    review_item = schemas.validator("loopx-review-item")
+    for pointer, node in _walk(c.doc.value):
+        if not isinstance(node, dict):
+            continue
+        reqs = node.get("requirements")
+        if isinstance(reqs, list):
+            for index, item in enumerate(reqs):
+                if not isinstance(item, dict) or not (
+                    {"status", "agent_review", "supporting_material_pointer"} & set(item)
+                ):
+                    continue
+                here = jp.append(jp.append(pointer, "requirements"), index)
+                if not requirement.is_valid(item):
+                    error = requirement.errors(item)[0]
+                    c.at(
+                        cx.REQUIREMENT_SCHEMA,
+                        here + error.pointer,
+                        f"expected {_expectation(error.keyword)}: {error.message}",
+                    )
+                review = item.get("agent_review")
+                if isinstance(review, dict):
+                    _check_review(c, node, item, review, here)
+                smp = item.get("supporting_material_pointer")
+                if isinstance(smp, str):
+                    if capture is None:
+                        capture = _capture_of(c)
+                    _check_support(c, capture, smp, here + "/supporting_material_pointer")
+        review = node.get("review")
+        if isinstance(review, dict) and isinstance(review.get("items"), list):
+            for index, item in enumerate(review["items"]):
+                here = jp.append(pointer, "review") + f"/items/{index}"
+                if not review_item.is_valid(item):
+                    error = review_item.errors(item)[0]
+                    c.at(
+                        cx.REQUIREMENT_SCHEMA,
+                        here + error.pointer,
+                        f"expected {_expectation(error.keyword)}: {error.message}",
+                    )
+                elif item["conclusion"] == "met" and not item["evidence_refs"]:
+                    c.at(
+                        cx.MET_WITHOUT_EVIDENCE,
+                        here + "/evidence_refs",
+                        "expected at least one evidence reference for met, found none",
+                    )
+
+
+def _check_review(
+    c: Checker, outcome: dict[str, Any], item: dict[str, Any], review: dict[str, Any], here: str
+) -> None:
+    at = here + "/agent_review"
+    if review.get("independently_verified") is True:
+        c.at(
+            cx.SELF_VERIFIED,
+            at + "/independently_verified",
+            "expected false (an agent's own review is never independent), found true",
+        )
+    if review.get("conclusion") == "met":
+        refs = review.get("evidence_refs")
+        if refs == [] or (refs is None and "supporting_material_pointer" not in item):
+            c.at(
+                cx.MET_WITHOUT_EVIDENCE,
+                at if refs is None else at + "/evidence_refs",
+                "expected at least one evidence reference (or a supporting_material_pointer) "
+                "for met, found none",
+            )
+    if review.get("basis_current") is True:
+        stated = review.get("basis_digest")
+        expected = model.basis_digest(outcome)
+        stored = (
+            outcome.get("review", {}).get("basis_digest")
+            if isinstance(outcome.get("review"), dict)
+            else None
+        )
+        if not isinstance(stated, str):
+            c.at(
+                cx.BASIS_STALE,
+                at + "/basis_current",
+                "expected a basis_digest beside basis_current: true, found none",
+            )
+        elif expected is not None and stated != expected:
+            c.at(
+                cx.BASIS_STALE,
+                at + "/basis_digest",
+                f"expected the digest of the current basis, {expected}; found {quote(stated)}",
+            )
+        elif expected is None and isinstance(stored, str) and stored != stated:
+            c.at(
+                cx.BASIS_STALE,
+                at + "/basis_digest",
+                f"expected the outcome's review basis_digest {stored}; found {quote(stated)}",
+            )
+
+
+def _check_support(c: Checker, capture: Any, pointer: str, at: str) -> None:
+    if capture is model.MISSING:
+        c.at(
+            cx.SUPPORT_POINTER, at, "expected a capture beside this file to resolve in, found none"
+        )
+        return
+    try:
+        if isinstance(capture, _Bytes):
+            target = model.select(capture, [pointer])[0]
+        else:
+            target = model.resolve(capture, pointer)
+    except (model.PointerError, model.ScanError) as exc:
+        c.at(cx.SUPPORT_POINTER, at, f"expected a pointer that resolves in the capture: {exc}")
+        return
+    if target is model.MISSING:
+        c.at(
+            cx.SUPPORT_POINTER,
+            at,
+            f"expected {quote(pointer)} to resolve in the capture, found nothing",
+        )
+    elif _is_stub(target):
+        c.at(
+            cx.SUPPORT_POINTER,
+            at,
+            f"expected material at {quote(pointer)}, found a context_ref stub",
+        )
+
+
+# --- *.reader.json ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reader:
+    """What check_tree compares across readers."""
+
+    path: str
+    capture: str
+    capture_sha256: str
+    select: tuple[str, ...]
+    list_depth: int | None
+    selection_sha256: str
+
+
+def check_reader(
+    path: str, data: bytes, snapshot: Snapshot, settings: Settings
+) -> tuple[list[Finding], Reader | None]:
+    c = Checker(path, snapshot, settings)
+    if not c.load(data):
+        return c.findings, None
+    assert c.doc is not None
+    value = c.doc.value
+    valid = c.schema("reader")
+    if not isinstance(value, dict):
+        return c.findings, None
+    select: list[Any] = value["select"] if isinstance(value.get("select"), list) else []
+    if select:
+        seen: set[object] = set()
+        for index, pointer in enumerate(select):
+            if isinstance(pointer, str) and pointer in seen:
+                c.at(
+                    cx.DUPLICATE_POINTER,
+                    f"/select/{index}",
+                    f"expected each pointer once, found {quote(pointer)} again",
+                )
+            seen.add(pointer if isinstance(pointer, str) else None)
+    capture = (
+        c.named(value.get("capture_file"), "/capture_file") if "capture_file" in value else None
+    )
+    if capture is None or not valid:
+        return c.findings, None
+    pinned = parse_digest(value["capture_sha256"])
+    assert pinned is not None
+    found = c.capture_digest(capture, "/capture_file")
+    if found is None:
+        return c.findings, None
+    if found[0] != pinned:
+        c.at(
+            cx.READER_PIN,
+            "/capture_sha256",
+            f"expected the digest of the current {capture}, {found[0]}; found "
+            f"{quote(value['capture_sha256'])}",
+        )
+        return c.findings, None
+    selected = _select(c, capture, select)
+    depth = value.get("list_depth")
+    stated = parse_digest(value["selection_sha256"])
+    assert stated is not None
+    resolved_all = selected is not None and len(selected) == len(select)
+    if settings.selection_digest == "H1":
+        expected: str | None = model.selection_h1(pinned, select, depth)
+    elif settings.selection_digest == "H2" and selected is not None and resolved_all:
+        expected = model.selection_h2(selected)
+    else:
+        expected = None
+    if expected is not None and expected != stated:
+        c.at(
+            cx.SELECTION_DIGEST,
+            "/selection_sha256",
+            f"expected {expected} ({settings.selection_digest} over this selection), found "
+            f"{quote(value['selection_sha256'])}",
+        )
+    if "command" in value:
+        _check_command(c, value)
+    return c.findings, Reader(path, capture, pinned, tuple(select), depth, stated)
+
+
+def _select(c: Checker, capture: str, select: list[Any]) -> list[dict[str, Any]] | None:
+    """``[{pointer, value}]`` of the pointers that resolve in the capture (each one that does
+    not is a finding), found by scanning its bytes: only the selected values are parsed, so a
+    reference to a large capture costs a scan, not a parse. None when the capture cannot be
+    read or followed."""
+    data = c.snapshot.read(capture)
+    if isinstance(data, Unreadable):
+        c.unreadable(data, "/capture_file")
+        return None
+    valid: list[tuple[int, str]] = []
+    for index, pointer in enumerate(select):
+        try:
+            model.tokens(pointer)
+            valid.append((index, pointer))
+        except model.PointerError as exc:
+            c.at(cx.READER_POINTER, f"/select/{index}", f"expected an RFC 6901 pointer: {exc}")
+    try:
+        values = model.select(data, [p for _, p in valid])
+    except model.ScanError as exc:
+        c.at(
+            cx.READER_POINTER, "/select", f"expected {capture} to be JSON along the pointers: {exc}"
+        )
+        return None
+    selected = []
+    for (index, pointer), found in zip(valid, values, strict=True):
+        if found is model.MISSING:
+            c.at(
+                cx.READER_POINTER,
+                f"/select/{index}",
+                f"expected {quote(pointer)} to resolve in {capture}, found nothing there "
+                "(the whole reference fails)",
+            )
+        else:
+            selected.append({"pointer": pointer, "value": found})
+    return selected
+
+
+def _check_command(c: Checker, value: dict[str, Any]) -> None:
+    try:
+        words = shlex.split(value["command"])
+    except ValueError as exc:
+        c.at(cx.READER_COMMAND, "/command", f"expected a shell command line: {exc}")
+        return
+    options: dict[str, list[str]] = {}
+    for index, word in enumerate(words):
+        if word.startswith("--") and index + 1 < len(words):
+            flag, eq, inline = word.partition("=")
+            options.setdefault(flag, []).append(inline if eq else words[index + 1])
+    problems: list[str] = []
+    files = options.get("--capture-file", [])
+    name = posixpath.normpath(value["capture_file"])
+    given = posixpath.normpath(files[0]) if len(files) == 1 else None
+    if given is None or not (given == name or given.endswith("/" + name)):
+        problems.append(f"--capture-file naming {name}")
+    digests = options.get("--capture-sha256", [])
+    if len(digests) != 1 or parse_digest(digests[0]) != parse_digest(value["capture_sha256"]):
+        problems.append("--capture-sha256 with the pinned digest")
+    if options.get("--select", []) != list(value["select"]):
+        problems.append("the same --select pointers in the same order")
+    depth = options.get("--list-depth")
+    if "list_depth" in value and depth != [str(value["list_depth"])]:
+        problems.append(f"--list-depth {value['list_depth']}")
+    selection = options.get("--selection-sha256")
+    if selection is not None and (
+        len(selection) != 1 or parse_digest(selection[0]) != parse_digest(value["selection_sha256"])
+    ):
+        problems.append("--selection-sha256 with the pinned selection digest")
+    if problems:
+        c.at(
+            cx.READER_COMMAND,
+            "/command",
+            f"expected {'; '.join(problems)}; found {quote(value['command'])}",
+        )
+
+
+# --- decision-<id>/delivery.json ---------------------------------------------------------------
+
+
+def check_delivery(path: str, data: bytes, snapshot: Snapshot, settings: Settings) -> list[Finding]:
+    c = Checker(path, snapshot, settings)
+    if not c.load(data):
+        return c.findings
+    assert c.doc is not None
+    value = c.doc.value
+    c.schema("delivery")
+    if not isinstance(value, dict):
+        return c.findings
+    for key, name in (("projection_sha256", PROJECTION), ("required_context_sha256", REQUIRED)):
+        if key in value:
+            _pinned_file(c, name, value[key], "/" + key)
+    mode = value.get("mode")
+    if mode == "full":
+        for key in ("base", "delta"):
+            if key in value:
+                c.at(
+                    cx.FULL_WITH_BASE, "/" + key, f"expected no {key} in a full delivery, found one"
+                )
+        return c.findings
+    if mode != "delta":
+        return c.findings
+    named: dict[str, str] = {}
+    for key in ("base", "delta"):
+        entry = value.get(key)
+        if isinstance(entry, dict) and "file" in entry:
+            target = _pinned_file(
+                c, entry["file"], entry.get("sha256"), f"/{key}/file", f"/{key}/sha256"
+            )
+            if target is not None:
+                named[key] = target
+    if len(named) == 2 and not c.findings:
+        _check_restore(c, named["base"], named["delta"])
+    return c.findings
+
+
+def _pinned_file(
+    c: Checker, name: object, digest: object, pointer: str, digest_pointer: str | None = None
+) -> str | None:
+    """The file ``name`` beside the delivery, checked against ``digest``; its path when the
+    digest matches."""
+    target = c.named(name, pointer)
+    if target is None:
+        return None
+    found = c.file_digest(target, pointer)
+    pinned = parse_digest(digest)
+    if found is None or pinned is None:
+        return None
+    if pinned != found[0]:
+        c.at(
+            cx.DELIVERY_DIGEST,
+            digest_pointer or pointer,
+            f"expected the SHA-256 of {target}, {found[0]}; found {quote(digest)}",
+        )
+        return None
+    return target
+
+
+def _check_restore(c: Checker, base_path: str, delta_path: str) -> None:
+    base = c.document(base_path, "/base/file", report=False)
+    delta = c.document(delta_path, "/delta/file", report=False)
+    projection = c.document(model.join(c.directory, PROJECTION), "/projection_sha256", report=False)
+    if model.MISSING in (base, delta, projection) or not isinstance(delta, dict):
+        return  # reported by the files' own checks
+    try:
+        restored = model.apply_delta(base, delta.get("operations", []))
+    except model.DeltaError:
+        return  # CX126 on the delta itself
+    if model.canonical_bytes(restored) != model.canonical_bytes(projection):
+        c.at(
+            cx.DELTA_RESTORE,
+            "/delta",
+            f"expected {delta_path} applied to {base_path} to restore projection.json exactly "
+            f"(canonical SHA-256 {model.canonical_sha256(projection)}), found "
+            f"{model.canonical_sha256(restored)}",
+        )
+
+
+# --- cycle-delta.json ------------------------------------------------------------------------
+
+
+def check_cycle_delta(
+    path: str, data: bytes, snapshot: Snapshot, settings: Settings
+) -> list[Finding]:
+    c = Checker(path, snapshot, settings)
+    if not c.load(data):
+        return c.findings
+    assert c.doc is not None
+    value = c.doc.value
+    valid = c.schema("cycle-delta")
+    if not isinstance(value, dict) or not valid:
+        return c.findings
+    base_path = model.join(c.directory, CYCLE_BASE)
+    if not snapshot.exists(base_path):
+        c.at(cx.NAMED_MISSING, "/base_sha256", f"expected the base {base_path} beside {path}")
+        return c.findings
+    found = c.file_digest(base_path, "/base_sha256")
+    if found is None:
+        return c.findings
+    if parse_digest(value["base_sha256"]) != found[0]:
+        c.at(
+            cx.BASE_DIGEST,
+            "/base_sha256",
+            f"expected the SHA-256 of {base_path}, {found[0]}; found {quote(value['base_sha256'])}",
+        )
+        return c.findings
+    base = c.document(base_path, "/base_sha256", report=False)
+    if base is model.MISSING:
+        return c.findings
+    try:
+        restored = model.apply_delta(base, value["operations"])
+    except model.DeltaError as exc:
+        c.at(cx.BAD_OPERATION, exc.pointer, f"operation {exc.index}: {exc}")
+        return c.findings
+    actual = model.canonical_sha256(restored)
+    if parse_digest(value["target_sha256"]) != actual:
+        c.at(
+            cx.DELTA_RESTORE,
+            "/target_sha256",
+            f"expected the canonical SHA-256 of the restored document, {actual}; found "
+            f"{quote(value['target_sha256'])}",
+        )
+    return c.findings

@@ -1,0 +1,423 @@
+"""The ``continuity capture`` operations: write a manifest, verify a directory, read by JSON
+Pointer with paging, list a subtree, diff and apply cycle deltas.
+
+Each operation returns ``(exit code, payload)``: 0 and ``ok: true`` on success, 1 and
+``ok: false`` with a stable ``error_code`` on a refusal (in the style of LoopX's own failure
+payloads). Nothing is written on a refusal; writes are atomic (``core.atomic``).
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from continuity_checks.checks.captures import files, model
+from continuity_checks.checks.captures.model import ScanError
+from continuity_checks.core import atomic, hashing, schemas, strict_json
+
+PAGE_BYTES = 16_000  # at most this much content per page (SEED 001)
+STDOUT_BYTES = 20_000  # at most this much output per call (SEED 001)
+READ_MODE = "context-read"
+
+Result = tuple[int, dict[str, Any]]
+Raw = tuple[int, "dict[str, Any] | bytes"]
+
+
+def output(payload: dict[str, Any]) -> str:
+    """The one line a command prints: compact JSON, non-ASCII as is (what the caps measure)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _refuse(mode: str, code: str, message: str, **extra: Any) -> Result:
+    return 1, {"ok": False, "mode": mode, "error_code": code, "error": message, **extra}
+
+
+def _load_json(path: str) -> Any:
+    """The strict JSON value of the file at ``path``; ValueError with the reason."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    loaded = strict_json.load(data)
+    if isinstance(loaded, strict_json.Problem):
+        raise ValueError(f"{path}:{loaded.line}:{loaded.column}: {loaded.message}")
+    return loaded.value
+
+
+# --- manifest ------------------------------------------------------------------------------
+
+
+def manifest(directory: str, capture: str | None = None, digest: str = "raw") -> Result:
+    """Write ``DIRECTORY/manifest.json`` for the capture in it (``capture.json``, or
+    ``projection.json`` in a decision directory). An existing manifest that pins the same
+    digest is left alone; one that pins another is a refusal."""
+    mode = "capture-manifest"
+    name = capture or (
+        files.PROJECTION
+        if files.is_decision_dir(os.path.basename(os.path.abspath(directory)))
+        else files.CAPTURE
+    )
+    refused = model.inside_name(name)
+    if refused is not None:
+        return _refuse(mode, "PATH_OUTSIDE", f"{name}: {refused}")
+    path = os.path.join(directory, name)
+    try:
+        value = _load_json(path)
+        found = hashing.sha256_path(path)
+    except FileNotFoundError:
+        return _refuse(mode, "CAPTURE_MISSING", f"expected a capture at {path}, found none")
+    except (OSError, ValueError) as exc:
+        return _refuse(mode, "CAPTURE_UNREADABLE", f"expected a strict JSON capture: {exc}")
+    sha = model.canonical_sha256(value) if digest == "canonical" else found.hex
+    record = {
+        "schema_version": model.SCHEMA_VERSION,
+        "capture_file": name,
+        "capture_sha256": sha,
+        "capture_bytes": found.size,
+    }
+    target = os.path.join(directory, files.MANIFEST)
+    text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    result = {"ok": True, "mode": mode, "manifest": target, "capture_sha256": sha,
+              "capture_bytes": found.size}  # fmt: skip
+    try:
+        atomic.exclusive_create(target, text)
+        return 0, {**result, "written": True}
+    except FileExistsError:
+        pass
+    try:
+        existing = _load_json(target)
+    except (OSError, ValueError) as exc:
+        return _refuse(mode, "MANIFEST_CONFLICT", f"an unreadable manifest is in the way: {exc}")
+    pinned = existing.get("capture_sha256") if isinstance(existing, dict) else None
+    if not hashing.same_digest(pinned, sha):
+        return _refuse(
+            mode,
+            "MANIFEST_CONFLICT",
+            f"expected {target} to pin {sha} or not to exist, found it pinning "
+            f"{pinned!r}: a capture is never rewritten, write a new directory",
+        )
+    return 0, {**result, "written": False}
+
+
+# --- verify --------------------------------------------------------------------------------
+
+
+def verify(directory: str) -> Result:
+    """Every captures check on the files under ``directory``, with the configuration found
+    there (``.continuity.toml``, or ``[tool.continuity]`` in ``pyproject.toml``)."""
+    from continuity_checks import checks, engine
+    from continuity_checks.core import config as config_module
+
+    try:
+        config = config_module.load(Path(directory), checks.known())
+        report = engine.check(Path(directory), config, under=("",), only=("captures",))
+    except config_module.ConfigError as exc:  # a bad key, or a bad value of a family option
+        return _refuse("capture-verify", "CONFIG_INVALID", f"configuration error in {exc}")
+    findings = [f.to_dict() for f in report.sorted_findings()]
+    ok = report.errors == 0
+    return (0 if ok else 1), {
+        "ok": ok,
+        "mode": "capture-verify",
+        "files": report.files,
+        "errors": report.errors,
+        "warnings": report.warnings,
+        "findings": findings,
+    }
+
+
+# --- read and list -------------------------------------------------------------------------
+
+
+def read(
+    *,
+    capture_file: str | None = None,
+    capture_sha256: str | None = None,
+    select: Sequence[str] = (),
+    list_depth: int | None = None,
+    cursor: int | None = None,
+    selection_sha256: str | None = None,
+    reference_file: str | None = None,
+    reference_out: str | None = None,
+) -> Result:
+    """LoopX's ``quota context-read`` (spec §3): the digest first, then every pointer (one miss
+    rejects the batch), then the results, or a page of their compact canonical JSON with the
+    command that reads the next one. ``list_depth`` (not None) lists instead of reading."""
+
+    def fail(code: str, message: str, **extra: Any) -> Result:
+        return _refuse(READ_MODE, code, message, **extra)
+
+    select = list(select)
+    if reference_file is not None:
+        try:
+            reference = _load_json(reference_file)
+        except (OSError, ValueError) as exc:
+            return fail("REFERENCE_UNREADABLE", f"expected a reader reference: {exc}")
+        if not schemas.validator("loopx-capture-reader").is_valid(reference):
+            return fail("REFERENCE_INVALID", f"{reference_file} is not a reader reference")
+        refused = model.inside_name(reference["capture_file"])
+        if refused is not None:
+            return fail("PATH_OUTSIDE", f"capture_file: {refused}")
+        capture_file = os.path.join(os.path.dirname(reference_file), reference["capture_file"])
+        capture_sha256 = reference["capture_sha256"]
+        select = select or list(reference["select"])
+        if list_depth is None and "list_depth" in reference:
+            list_depth = reference["list_depth"]
+    if capture_file is None or capture_sha256 is None:
+        return fail("USAGE", "expected --capture-file and --capture-sha256, or --reference-file")
+    pinned = hashing.parse_digest(capture_sha256)
+    if pinned is None:
+        return fail("DIGEST_INVALID", f"expected a SHA-256 digest, found {capture_sha256!r}")
+    if not select:
+        return fail("USAGE", "expected at least one --select pointer")
+    invalid = []
+    for pointer in select:
+        try:
+            model.tokens(pointer)
+        except model.PointerError:
+            invalid.append(pointer)
+    if invalid:
+        return fail("POINTER_INVALID", "expected RFC 6901 pointers", pointers=invalid)
+    try:
+        actual = hashing.sha256_path(capture_file)
+    except OSError as exc:
+        return fail("CAPTURE_UNREADABLE", f"cannot read {capture_file}: {exc}")
+    if actual.hex != pinned:
+        return fail(
+            "DIGEST_MISMATCH",
+            f"expected {capture_file} to hash to {pinned}, found {actual.hex}: nothing is read",
+        )
+    selection = model.selection_h1(pinned, select, list_depth)
+    if selection_sha256 is not None and not hashing.same_digest(selection_sha256, selection):
+        return fail(
+            "SELECTION_MISMATCH",
+            f"expected the selection digest {selection} for this capture and selection, found "
+            f"{selection_sha256}: start the read again",
+        )
+    try:
+        values = select_values(capture_file, select)
+    except (ScanError, OSError, RecursionError) as exc:
+        return fail("CAPTURE_UNREADABLE", f"cannot read {capture_file}: {exc}")
+    missing = [p for p, v in zip(select, values, strict=True) if v is model.MISSING]
+    if missing:
+        return fail(
+            "POINTER_MISSING",
+            "expected every pointer to resolve; the whole batch is rejected",
+            pointers=missing,
+        )
+    items: list[dict[str, Any]] = []
+    if list_depth is None:
+        items = [{"pointer": p, "value": v} for p, v in zip(select, values, strict=True)]
+    else:
+        for pointer, value in zip(select, values, strict=True):
+            items.extend(model.listing(value, pointer, list_depth))
+    head = {"ok": True, "mode": READ_MODE, "capture_sha256": pinned, "selection_sha256": selection}
+    if reference_out is not None:
+        written = _write_reference(
+            reference_out, capture_file, pinned, select, list_depth, selection
+        )
+        if written is not None:
+            return fail("REFERENCE_REFUSED", written)
+        head["reference_file"] = reference_out
+    content = model.canonical_bytes(items)
+    if cursor is None:
+        whole = {**head, "results": items}
+        if len(content) <= PAGE_BYTES and len(output(whole).encode("utf-8")) <= STDOUT_BYTES:
+            return 0, whole
+        cursor = 0
+    return _page(head, content, cursor, capture_file, select, list_depth)
+
+
+def _page(
+    head: dict[str, Any],
+    content: bytes,
+    cursor: int,
+    capture_file: str,
+    select: list[str],
+    list_depth: int | None,
+) -> Result:
+    total = len(content)
+    if cursor < 0 or cursor > total or (cursor < total and content[cursor] & 0xC0 == 0x80):
+        return _refuse(
+            READ_MODE,
+            "CURSOR_INVALID",
+            f"expected a cursor at a character boundary in 0..{total}, found {cursor}",
+        )
+    end = min(cursor + PAGE_BYTES, total)
+    while True:
+        while end < total and content[end] & 0xC0 == 0x80:  # never split a UTF-8 character
+            end -= 1
+        complete = end == total
+        payload = {
+            **head,
+            "page": {
+                "cursor": cursor,
+                "bytes": end - cursor,
+                "total_bytes": total,
+                "content": content[cursor:end].decode("utf-8"),
+                "complete": complete,
+            },
+            "next_command": None
+            if complete
+            else next_command(capture_file, head, select, list_depth, end),
+        }
+        size = len(output(payload).encode("utf-8"))
+        if size <= STDOUT_BYTES:
+            return 0, payload
+        # escapes made the page too long for stdout: shorten it by the excess, and retry
+        end = max(cursor + 1, end - (size - STDOUT_BYTES))
+
+
+def next_command(
+    capture_file: str, head: dict[str, Any], select: list[str], list_depth: int | None, cursor: int
+) -> str:
+    words = ["continuity", "capture", "read", "--capture-file", capture_file,
+             "--capture-sha256", head["capture_sha256"]]  # fmt: skip
+    for pointer in select:
+        words += ["--select", pointer]
+    if list_depth is not None:
+        words += ["--list", "--list-depth", str(list_depth)]
+    words += ["--cursor", str(cursor), "--selection-sha256", head["selection_sha256"]]
+    return shlex.join(words)
+
+
+def _write_reference(
+    out: str,
+    capture_file: str,
+    capture_sha256: str,
+    select: list[str],
+    list_depth: int | None,
+    selection: str,
+) -> str | None:
+    """Write a reader reference (never over an existing file); the reason it was not written."""
+    relative = os.path.relpath(os.path.abspath(capture_file), os.path.dirname(os.path.abspath(out)))
+    relative = relative.replace(os.sep, "/")
+    refused = model.inside_name(relative)
+    if refused is not None:
+        return f"expected the reference beside its capture (capture_file: {refused})"
+    if not out.endswith(".reader.json"):
+        return "expected a reference file name ending in .reader.json"
+    words = ["continuity", "capture", "read", "--capture-file", relative,
+             "--capture-sha256", capture_sha256]  # fmt: skip
+    for pointer in select:
+        words += ["--select", pointer]
+    record: dict[str, Any] = {
+        "schema_version": model.SCHEMA_VERSION,
+        "capture_file": relative,
+        "capture_sha256": capture_sha256,
+        "select": select,
+        "selection_sha256": selection,
+    }
+    if list_depth is not None:
+        record["list_depth"] = list_depth
+        words += ["--list", "--list-depth", str(list_depth)]
+    record["command"] = shlex.join(words)
+    try:
+        atomic.exclusive_create(
+            out, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
+        )
+    except FileExistsError:
+        return f"{out} exists: a reader reference is never rewritten"
+    except OSError as exc:
+        return f"cannot write {out}: {exc}"
+    return None
+
+
+# --- diff and apply ------------------------------------------------------------------------
+
+
+def diff(base: str, current: str, out: str | None = None) -> Result:
+    mode = "capture-diff"
+    try:
+        base_value = _load_json(base)
+        current_value = _load_json(current)
+        base_sha = hashing.sha256_path(base).hex
+    except (OSError, ValueError) as exc:
+        return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
+    operations = model.diff(base_value, current_value)
+    delta: dict[str, Any] = {
+        "schema_version": model.SCHEMA_VERSION,
+        "base_sha256": base_sha,
+        "target_sha256": model.canonical_sha256(current_value),
+        "operations": operations,
+    }
+    text = (json.dumps(delta, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if out is None:
+        return 0, delta
+    atomic.atomic_write(out, text)
+    return 0, {"ok": True, "mode": mode, "output": out, "base_sha256": base_sha,
+               "target_sha256": delta["target_sha256"], "operations": len(operations),
+               "bytes": len(text)}  # fmt: skip
+
+
+def apply(base: str, delta_file: str, out: str | None = None) -> Raw:
+    """Restore the current document from ``base`` and a cycle delta; refuse (writing nothing)
+    when the base or the restored document does not have the digest the delta names."""
+    mode = "capture-apply"
+    try:
+        base_value = _load_json(base)
+        delta = _load_json(delta_file)
+        base_sha = hashing.sha256_path(base).hex
+    except (OSError, ValueError) as exc:
+        return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
+    if not schemas.validator("loopx-cycle-delta").is_valid(delta):
+        return _refuse(mode, "DELTA_INVALID", f"{delta_file} is not a cycle delta")
+    if not hashing.same_digest(delta["base_sha256"], base_sha):
+        return _refuse(
+            mode,
+            "BASE_MISMATCH",
+            f"expected a base hashing to {delta['base_sha256']}, found {base_sha}",
+        )
+    try:
+        restored = model.apply_delta(base_value, delta["operations"])
+    except model.DeltaError as exc:
+        return _refuse(
+            mode, "OPERATION_INVALID", f"operation {exc.index}: {exc}", pointer=exc.pointer
+        )
+    data = model.canonical_bytes(restored)
+    target = hashing.sha256_bytes(data).hex
+    if not hashing.same_digest(delta["target_sha256"], target):
+        return _refuse(
+            mode,
+            "TARGET_MISMATCH",
+            f"expected the restored document to hash to {delta['target_sha256']}, found {target}",
+        )
+    if out is None:
+        return 0, data  # the restored document itself, byte for byte
+    atomic.atomic_write(out, data)
+    return 0, {"ok": True, "mode": mode, "output": out, "target_sha256": target, "bytes": len(data)}
+
+
+# --- selecting from a mapped capture ------------------------------------------------------
+
+_DROP_EVERY = 2 << 20  # bytes scanned between handing pages back to the kernel
+
+
+def select_values(path: str, pointers: list[str]) -> list[Any]:
+    """The values at ``pointers`` in the JSON file at ``path``, in order (:data:`MISSING` for
+    an absent one), found by :func:`model.select` over the mapped file. The pages the scanner
+    has passed are handed back to the kernel as it goes, so memory stays near the size of the
+    selection, not of the capture. Raises ``ScanError``, ``PointerError`` or ``OSError``."""
+    for pointer in pointers:
+        model.tokens(pointer)  # every pointer's syntax before any work
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    try:
+        if os.fstat(fd).st_size == 0:
+            raise ScanError("expected a JSON value, found an empty file")
+        with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
+            released = [0]
+
+            def release(upto: int) -> None:
+                end = (upto // mmap.PAGESIZE) * mmap.PAGESIZE
+                if end - released[0] >= _DROP_EVERY and hasattr(mmap, "MADV_DONTNEED"):
+                    data.madvise(mmap.MADV_DONTNEED, released[0], end - released[0])
+                    released[0] = end
+
+            def restart() -> None:
+                released[0] = 0  # the next pointer starts from the root again
+
+            return model.select(data, pointers, release, restart)
+    finally:
+        os.close(fd)

@@ -1,0 +1,114 @@
+"""CX2xx: published captures never change and are never deleted — ``continuity verify`` on real
+git repositories, through the real CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.captures_layout import CAP, DEC, build, edit
+from tests.conftest import RunCLI
+from tests.git_helpers import GitRepo, isolate_git
+
+
+class Verify:
+    """``continuity verify`` over everything after the repository's first commit."""
+
+    def __init__(self, repo: GitRepo, run_json: RunCLI) -> None:
+        self.repo = repo
+        self.run_json = run_json
+        self.base = repo.head()
+
+    def __call__(self) -> list[tuple[str, str, str]]:
+        code, report = self.run_json(
+            "verify", "--root", str(self.repo.path), "--range", f"{self.base}..HEAD"
+        )
+        found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
+        assert code == (1 if found else 0)
+        return found
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("start", {"README.md": "# project\n"})
+    return repo
+
+
+@pytest.fixture
+def verify(repo: GitRepo, run_json: RunCLI) -> Verify:
+    checker = Verify(repo, run_json)
+    repo.commit("publish a capture and a decision", build())
+    return checker
+
+
+def test_new_observations_in_new_directories_pass(repo: GitRepo, verify: Verify) -> None:
+    files = build()
+    repo.commit("a second observation", {k.replace("c1/", "c2/"): v for k, v in files.items()})
+    repo.commit(
+        "another reader beside the first",
+        {CAP + "second.reader.json": files[CAP + "first.reader.json"]},
+    )
+    assert verify() == []
+
+
+@pytest.mark.parametrize(
+    "path", [CAP + "capture.json", CAP + "manifest.json", CAP + "first.reader.json",
+             DEC + "delivery.json", DEC + "projection.json", DEC + "cycle-delta.json"],
+)  # fmt: skip
+def test_a_rewrite_is_caught_with_its_commit(repo: GitRepo, verify: Verify, path: str) -> None:
+    text = (repo.path / path).read_text()
+    sha = repo.commit("rewrite in place", {path: edit(text, "{", "{ ")})
+    assert verify() == [("CX201", path, sha)]
+
+
+@pytest.mark.parametrize(
+    "path", [CAP + "capture.json", CAP + "manifest.json", DEC + "required-context.json"]
+)
+def test_a_deletion_is_caught_with_its_commit(repo: GitRepo, verify: Verify, path: str) -> None:
+    sha = repo.commit("delete", delete=[path])
+    assert verify() == [("CX202", path, sha)]
+
+
+def test_a_deleted_directory_reports_every_published_file(repo: GitRepo, verify: Verify) -> None:
+    sha = repo.commit(
+        "drop the capture",
+        delete=[CAP + n for n in ("capture.json", "manifest.json", "first.reader.json")],
+    )
+    assert sorted(verify()) == [
+        ("CX202", CAP + n, sha) for n in ("capture.json", "first.reader.json", "manifest.json")
+    ]
+
+
+def test_what_is_not_a_published_capture_may_change(repo: GitRepo, verify: Verify) -> None:
+    repo.commit("unrelated files", {"web/manifest.json": '{"name": "app"}\n', "misc/capture.json": "{}\n",
+                                    "caps/c9/manifest.json": '{"name": "x"}\n'})  # fmt: skip
+    repo.commit("they change", {"web/manifest.json": '{"name": "app2"}\n', "misc/capture.json": "[]\n",
+                                "caps/c9/manifest.json": '{"name": "y"}\n'})  # fmt: skip
+    repo.commit("and go", delete=["web/manifest.json", "misc/capture.json"])
+    # a capture directory's cycle baseline and necessary view move on with the cycle
+    repo.commit(
+        "cycle files beside a capture",
+        {CAP + "cycle-base.json": "{}\n", CAP + "required-context.json": "{}\n"},
+    )
+    repo.commit(
+        "next cycle", {CAP + "cycle-base.json": '{"a": 1}\n', CAP + "required-context.json": "[]\n"}
+    )
+    assert verify() == []
+
+
+def test_a_staged_rewrite_is_caught_before_the_commit(
+    repo: GitRepo, verify: Verify, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """The commit hook (``continuity check --staged``) applies CX201 to what is staged."""
+    path = CAP + "capture.json"
+    repo.write({path: edit((repo.path / path).read_text(), "turn 3", "turn 4")})
+    repo.git("add", "-A")
+    monkeypatch.chdir(repo.path)
+    code, report = run_json("check", "--staged", path)
+    assert code == 1
+    found = {(f["rule"], f["path"], f["commit"]) for f in report["findings"]}
+    assert ("CX201", path, "staged") in found
+    assert ("CX104", CAP + "manifest.json", None) in found  # and the file checks say why
