@@ -46,7 +46,9 @@ PEAK = (
 def write_capture(path: Path, size: int, tail: object) -> int:
     """A JSON capture of about ``size`` bytes: a long history, then ``tail``. Returns the
     number of history entries."""
-    record = json.dumps({"turn": 0, "text": "lorem ipsum dolor sit amet " * 8, "n": list(range(16))})
+    record = json.dumps(
+        {"turn": 0, "text": "lorem ipsum dolor sit amet " * 8, "n": list(range(16))}
+    )
     count = max(1, size // (len(record) + 1))
     block = ",".join([record] * 1000)
     with path.open("w", encoding="utf-8") as handle:
@@ -103,8 +105,10 @@ def main() -> None:
     args = parser.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-captures-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}")  # fmt: skip
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
+    )
     try:
         # 1. one large capture
         big = work / "big" / "capture.json"
@@ -112,25 +116,44 @@ def main() -> None:
         write_capture(big, args.size_mib << 20, {"wanted": 1})
         size = big.stat().st_size
         digest = hashing.sha256_path(big).hex
-        (big.parent / "manifest.json").write_text(json.dumps({
-            "schema_version": 1, "capture_file": "capture.json", "capture_sha256": digest,
-            "capture_bytes": size}, indent=2) + "\n")  # fmt: skip
+        (big.parent / "manifest.json").write_text(
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "capture_file": "capture.json",
+                    "capture_sha256": digest,
+                    "capture_bytes": size,
+                },
+                indent=2,
+            )
+            + "\n"
+        )
         reference, ours = [], []
         for _ in range(args.repeat):  # interleaved, so that load hits both alike
             reference.append(hashlib_rate(big))
             ours.append(snapshot_rate(big))
         gib = size / (1 << 30)
-        for name, samples in (("hashlib.sha256, 1 MiB reads", reference),
-                              ("WorkTree.sha256 (the manifest check)", ours)):  # fmt: skip
+        for name, samples in (
+            ("hashlib.sha256, 1 MiB reads", reference),
+            ("WorkTree.sha256 (the manifest check)", ours),
+        ):
             best, median = best_median(samples)
-            print(f"{name}: {gib / best:.2f} GiB/s best, {gib / median:.2f} GiB/s median "
-                  f"({size / 1e9 / median:.2f} GB/s), {len(samples)} runs of {size:,} bytes")  # fmt: skip
+            print(
+                f"{name}: {gib / best:.2f} GiB/s best, {gib / median:.2f} GiB/s median "
+                f"({size / 1e9 / median:.2f} GB/s), {len(samples)} runs of {size:,} bytes"
+            )
         (work / ".continuity.toml").write_text("[limits]\nmax-file-bytes = 1099511627776\n")
         start = time.perf_counter()
-        result = subprocess.run(["continuity", "check", "--root", str(work), str(big.parent / "manifest.json")],
-                                capture_output=True, check=False, cwd=work)  # fmt: skip
-        print(f"continuity check big/manifest.json: {time.perf_counter() - start:.2f} s, exit "
-              f"{result.returncode} ({result.stdout.decode().strip().splitlines()[-1]})")  # fmt: skip
+        result = subprocess.run(
+            ["continuity", "check", "--root", str(work), str(big.parent / "manifest.json")],
+            capture_output=True,
+            check=False,
+            cwd=work,
+        )
+        print(
+            f"continuity check big/manifest.json: {time.perf_counter() - start:.2f} s, exit "
+            f"{result.returncode} ({result.stdout.decode().strip().splitlines()[-1]})"
+        )
 
         # 2. several captures: one after another, and on core's thread pool
         many = []
@@ -150,8 +173,10 @@ def main() -> None:
         hashing.sha256_paths(many)
         parallel = time.perf_counter() - start
         total = sum(p.stat().st_size for p in many) / 1e9
-        print(f"{args.count} captures, {total:.2f} GB: one after another {total / sequential:.2f} "
-              f"GB/s, on the thread pool {total / parallel:.2f} GB/s")  # fmt: skip
+        print(
+            f"{args.count} captures, {total:.2f} GB: one after another {total / sequential:.2f} "
+            f"GB/s, on the thread pool {total / parallel:.2f} GB/s"
+        )
         for path in many:
             path.unlink()
 
@@ -163,7 +188,10 @@ def main() -> None:
         cap_digest = hashing.sha256_path(cap).hex
         base = ["capture", "read", "--capture-file", str(cap), "--capture-sha256", cap_digest]
         elapsed, peak, out = run_peak(*base, "--select", f"/history/{count - 1}/n/3")
-        print(f"read 1 value from {cap.stat().st_size:,} bytes: {elapsed:.2f} s, peak {peak / 1024:.0f} MiB")
+        print(
+            f"read 1 value from {cap.stat().st_size:,} bytes: {elapsed:.2f} s, "
+            f"peak {peak / 1024:.0f} MiB"
+        )
         elapsed, floor, _ = run_peak("rules")
         print(f"interpreter + CLI floor (continuity rules): peak {floor / 1024:.0f} MiB")
         command: list[str] | None = [*base, "--select", "/tail/wanted", "--select", "/tail"]
@@ -179,11 +207,17 @@ def main() -> None:
             times.append(elapsed)
             peaks.append(peak)
             command = shlex.split(payload["next_command"])[1:] if payload["next_command"] else None
-        expected = model.canonical_bytes([{"pointer": "/tail/wanted", "value": tail["wanted"]},
-                                          {"pointer": "/tail", "value": tail}])  # fmt: skip
+        expected = model.canonical_bytes(
+            [
+                {"pointer": "/tail/wanted", "value": tail["wanted"]},
+                {"pointer": "/tail", "value": tail},
+            ]
+        )
         same = "".join(content).encode("utf-8") == expected
-        print(f"paged read of {len(expected):,} bytes: {pages} pages, reassembled identical: {same}, "
-              f"{statistics.median(times):.2f} s per page (median), peak {max(peaks) / 1024:.0f} MiB")  # fmt: skip
+        print(
+            f"paged read of {len(expected):,} bytes: {pages} pages, reassembled identical: {same}, "
+            f"{statistics.median(times):.2f} s per page (median), peak {max(peaks) / 1024:.0f} MiB"
+        )
     finally:
         if args.keep is None:
             shutil.rmtree(work, ignore_errors=True)

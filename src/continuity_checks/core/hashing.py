@@ -32,9 +32,9 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, TypeAlias, TypeVar, cast
+from typing import Generic, Literal, TypeAlias, TypeVar, cast
 
 from continuity_checks.core.parallel import usable_cpus
 
@@ -45,15 +45,19 @@ StrPath: TypeAlias = "str | os.PathLike[str]"
 BytesLike: TypeAlias = "bytes | bytearray | memoryview"
 
 BUFFER_SIZE = 1 << 20
-"""Bytes per read: 1 MiB measured fastest (256 KiB and 4 MiB were 1-4 % slower)."""
+"""Bytes per read: 1 MiB measured fastest (256 KiB 2-4 % slower, 4 MiB 8-10 %)."""
 
-PARALLEL_MIN_BYTES = 8 << 20
+SMALL_BUFFER_SIZE = 64 << 10
+"""The smallest buffer made here: enough for a small file in one read, and cheap to make."""
+
+PARALLEL_MIN_BYTES = 16 << 20
 PARALLEL_MIN_AVERAGE = 512 << 10
 """With ``workers=None``, threads are used for at least PARALLEL_MIN_BYTES in all, at least
-PARALLEL_MIN_AVERAGE per item. Measured on 2 CPUs: starting the pool costs about 0.5 ms, and
+PARALLEL_MIN_AVERAGE per item. Measured on 2 CPUs: starting the pool costs 0.2-0.5 ms, and
 every file adds GIL hand-offs (open, fstat, each read, close) that cost more than they let run
-in parallel until files reach about half a MiB; 10,000 files of 4 KiB take 20 % longer on two
-threads than on one."""
+in parallel until files reach about half a MiB: 10,000 files of 4 KiB take longer on two
+threads than on one. Around 8 MiB the gain of a quiet machine turned into a loss when other
+work kept the CPUs busy; from 16 MiB it held or broke even."""
 
 _STAT_FIRST = 16  # sha256_paths: up to this many paths, sizes are looked up before hashing
 
@@ -114,16 +118,30 @@ def sha256_fd(fd: int, *, limit: int | None = None, buffer: bytearray | None = N
     calling this; reading a FIFO or socket here would wait for data or raise
     :class:`BlockingIOError`. The descriptor is left open, positioned where reading stopped.
 
-    ``buffer`` (any length ≥ 1, :data:`BUFFER_SIZE` if omitted) is reused for every read; it must
-    not be shared by two threads at once. Raises :class:`TooLarge` once more than ``limit``
-    bytes have been read, :class:`OSError` when a read fails.
+    ``buffer`` (any length ≥ 1) is reused for every read; it must not be shared by two threads
+    at once. Without one, a buffer is made for this call, as large as the file needs up to
+    :data:`BUFFER_SIZE`. Raises :class:`TooLarge` once more than ``limit`` bytes have been read,
+    :class:`OSError` when a read fails.
     """
-    view = memoryview(bytearray(BUFFER_SIZE) if buffer is None else buffer)
+    if buffer is None:
+        buffer = _buffer_for(os.fstat(fd).st_size, limit)
+    return _hash_fd(fd, limit, buffer)
+
+
+def _buffer_for(size: int, limit: int | None) -> bytearray:
+    # A new 1 MiB buffer costs 12 µs to 1 ms here (zero-filled, often freshly mapped pages):
+    # more than hashing a small file. Room for the whole file and the read that finds its end.
+    if limit is not None:
+        size = min(size, limit)
+    return bytearray(min(BUFFER_SIZE, max(SMALL_BUFFER_SIZE, size + 1)))
+
+
+def _hash_fd(fd: int, limit: int | None, buffer: bytearray) -> Digest:
+    view = memoryview(buffer)
     full = len(view)
     if full == 0:
         raise ValueError("the buffer must not be empty")
-    if limit is not None and limit < 0:
-        raise ValueError("limit must not be negative")
+    _check_limit(limit)
     sha = hashlib.sha256()
     size = 0
     # Below the limit the whole buffer is offered; near it, only up to ``limit + 1`` bytes, so
@@ -140,6 +158,11 @@ def sha256_fd(fd: int, *, limit: int | None = None, buffer: bytearray | None = N
             if size > limit:
                 raise TooLarge(size, limit)
             room = min(full, limit + 1 - size)
+
+
+def _check_limit(limit: int | None) -> None:
+    if limit is not None and limit < 0:
+        raise ValueError("limit must not be negative")
 
 
 def _read_into(fd: int, target: memoryview) -> int:  # pragma: no cover - no os.readv (Windows)
@@ -166,6 +189,9 @@ def sha256_reader(
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be at least 1")
+    _check_limit(limit)
+    if size is not None and size < 0:
+        raise ValueError("size must not be negative")
     if size is not None and limit is not None and size > limit:
         raise TooLarge(size, limit)
     sha = hashlib.sha256()
@@ -194,6 +220,7 @@ def sha256_reader(
 def sha256_chunks(chunks: Iterable[BytesLike], *, limit: int | None = None) -> Digest:
     """The SHA-256 of the concatenated chunks (any bytes-like objects), consumed one at a
     time. Raises :class:`TooLarge` at the first chunk that takes the total past ``limit``."""
+    _check_limit(limit)
     sha = hashlib.sha256()
     size = 0
     for chunk in chunks:
@@ -229,10 +256,12 @@ def sha256_path(
             raise
         raise NotRegularFile(path, kind) from exc
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(path, _kind(mode))
-        return sha256_fd(fd, limit=limit, buffer=buffer)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(path, _kind(info.st_mode))
+        if buffer is None:
+            buffer = _buffer_for(info.st_size, limit)
+        return _hash_fd(fd, limit, buffer)
     finally:
         os.close(fd)
 
@@ -240,8 +269,8 @@ def sha256_path(
 def _refused_kind(path: StrPath, exc: OSError) -> str | None:
     """What ``os.open`` refused, when the reason is the kind of file rather than an error."""
     # ELOOP is O_NOFOLLOW meeting a symlink (also a loop of links, hence the lstat); FreeBSD
-    # says EMLINK for the symlink, Windows refuses to open a directory with EACCES.
-    if exc.errno not in (errno.ELOOP, errno.EMLINK, errno.EISDIR, errno.EACCES):
+    # says EMLINK for the symlink, Linux ENXIO for a socket, Windows EACCES for a directory.
+    if exc.errno not in (errno.ELOOP, errno.EMLINK, errno.ENXIO, errno.EISDIR, errno.EACCES):
         return None
     try:
         mode = os.lstat(path).st_mode
@@ -279,9 +308,11 @@ def sha256_many(
     for an item is returned in its place (anything else, such as ``KeyboardInterrupt``,
     propagates).
 
-    ``buffer`` (``buffer_size`` bytes) belongs to the thread making the call, for ``hash_one``
-    to pass on to :func:`sha256_fd` or :func:`sha256_path`; no buffer is ever shared by two
-    threads. ``hash_one`` must be safe to call from several threads at once.
+    ``buffer`` belongs to the thread making the call, for ``hash_one`` to pass on to
+    :func:`sha256_fd` or :func:`sha256_path`; no buffer is ever shared by two threads.
+    ``hash_one`` must be safe to call from several threads at once. A thread's buffer starts
+    at :data:`SMALL_BUFFER_SIZE` (or the ``total_size`` given, plus one) and grows to
+    ``buffer_size`` after the first item larger than it.
 
     ``workers=n`` uses exactly ``min(n, len(items))`` threads (1: the calling thread).
     ``workers=None`` uses one thread per usable CPU only where that was measured to pay: at
@@ -291,29 +322,35 @@ def sha256_many(
     threads. The pool lives for this call only.
     """
     count = len(items)
-    results: list[Digest | Exception | None] = [None] * count
-    done = 0
+    if workers is not None and workers < 1:
+        raise ValueError("workers must be at least 1")
+    watch = workers is None and total_size is None  # decide from the sizes seen
     if workers is None:
         workers = usable_cpus()
-        if workers > 1 and (total_size is None or not _worth_threads(total_size, count)):
-            buffer = bytearray(buffer_size)
-            seen = 0
-            while done < count:
-                if total_size is None and count - done > 1 and _worth_threads(seen, done):
-                    break
-                result = results[done] = _one(hash_one, items[done], buffer)
-                if isinstance(result, Digest):
-                    seen += result.size
-                done += 1
-    elif workers < 1:
-        raise ValueError("workers must be at least 1")
-    threads = min(workers, count - done)
-    if threads <= 1:
-        buffer = bytearray(buffer_size)
-        for index in range(done, count):
-            results[index] = _one(hash_one, items[index], buffer)
-    else:
-        _in_threads(items, range(done, count), hash_one, results, threads, buffer_size)
+        if total_size is not None and not _worth_threads(total_size, count):
+            workers = 1
+    workers = min(workers, count)
+    watch = watch and workers > 1
+    first_size = buffer_size
+    if total_size is not None:
+        first_size = min(buffer_size, max(SMALL_BUFFER_SIZE, total_size + 1))
+    elif buffer_size > SMALL_BUFFER_SIZE:
+        first_size = SMALL_BUFFER_SIZE
+    results: list[Digest | Exception | None] = [None] * count
+    buffer = bytearray(first_size)
+    done = seen = 0
+    if workers <= 1 or watch:
+        while done < count:
+            if watch and count - done > 1 and _worth_threads(seen, done):
+                break
+            result = results[done] = _one(hash_one, items[done], buffer)
+            done += 1
+            if isinstance(result, Digest):
+                seen += result.size
+                buffer = _grown(buffer, result.size, buffer_size)
+    if done < count:
+        pool = _Pool(items, hash_one, results, first_size, buffer_size, spare=buffer)
+        pool.run(range(done, count), min(workers, count - done))
     assert None not in results
     return cast("list[Digest | Exception]", results)
 
@@ -322,45 +359,76 @@ def _worth_threads(size: int, count: int) -> bool:
     return size >= PARALLEL_MIN_BYTES and size >= PARALLEL_MIN_AVERAGE * count
 
 
-def _in_threads(
-    items: Sequence[T],
-    indices: range,
-    hash_one: Callable[[T, bytearray], Digest],
-    results: list[Digest | Exception | None],
-    threads: int,
-    buffer_size: int,
-) -> None:
-    # Items are handed out one at a time, not in fixed slices: with one large file among small
-    # ones, the other threads go on with the small ones while one hashes the large file.
-    pending = iter(indices)
-    # imported here: the one-file commit hook never hashes in parallel, and these imports
-    # (logging among them) cost it several milliseconds
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
+def _grown(buffer: bytearray, size: int, most: int) -> bytearray:
+    return bytearray(most) if size > len(buffer) < most else buffer
 
-    take = threading.Lock()
-    stop = threading.Event()
 
-    def work() -> None:
-        buffer = bytearray(buffer_size)
+def _one(
+    hash_one: Callable[[T, bytearray], Digest], item: T, buffer: bytearray
+) -> Digest | Exception:
+    try:
+        return hash_one(item, buffer)
+    except Exception as exc:
+        return exc
+
+
+class _Pool(Generic[T]):
+    """The threads of one :func:`sha256_many` call, each with its own buffer."""
+
+    def __init__(
+        self,
+        items: Sequence[T],
+        hash_one: Callable[[T, bytearray], Digest],
+        results: list[Digest | Exception | None],
+        first_size: int,
+        most: int,
+        spare: bytearray,
+    ) -> None:
+        self.items = items
+        self.hash_one = hash_one
+        self.results = results
+        self.first_size = first_size
+        self.most = most
+        self.spares = [spare]  # the calling thread's buffer, for one of the threads
+        # imported here: the one-file commit hook never hashes in parallel, and these imports
+        # (logging among them) cost it several milliseconds
+        import threading
+
+        self.take = threading.Lock()
+        self.stop = threading.Event()
+        self.pending: Iterator[int] = iter(())
+
+    def run(self, indices: range, threads: int) -> None:
+        # Items are handed out one at a time, not in fixed slices: with one large file among
+        # small ones, the other threads go on with the small ones while one hashes the large.
+        self.pending = iter(indices)
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sha256") as pool:
+            futures = [pool.submit(self._work) for _ in range(threads)]
+            try:
+                for future in futures:
+                    future.result()  # raises again here what ended a thread
+            finally:
+                self.stop.set()  # on an interrupt, the threads finish their item, take no more
+
+    def _work(self) -> None:
+        with self.take:
+            buffer = self.spares.pop() if self.spares else None
+        if buffer is None:
+            buffer = bytearray(self.first_size)
         try:
-            while not stop.is_set():
-                with take:
-                    index = next(pending, None)
+            while not self.stop.is_set():
+                with self.take:
+                    index = next(self.pending, None)
                 if index is None:
                     return
-                results[index] = _one(hash_one, items[index], buffer)
+                result = self.results[index] = _one(self.hash_one, self.items[index], buffer)
+                if isinstance(result, Digest):
+                    buffer = _grown(buffer, result.size, self.most)
         except BaseException:
-            stop.set()  # what _one lets through ends the whole call: the others stop too
+            self.stop.set()  # what _one lets through ends the whole call: the others stop too
             raise
-
-    with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="sha256") as pool:
-        futures = [pool.submit(work) for _ in range(threads)]
-        try:
-            for future in futures:
-                future.result()  # raises again here what ended a thread
-        finally:
-            stop.set()  # on an interrupt, the threads finish their item and take no more
 
 
 def sha256_paths(
@@ -381,15 +449,6 @@ def sha256_paths(
         return sha256_path(path, limit=limit, buffer=buffer)
 
     return sha256_many(paths, hash_one, workers=workers, total_size=total_size)
-
-
-def _one(
-    hash_one: Callable[[T, bytearray], Digest], item: T, buffer: bytearray
-) -> Digest | Exception:
-    try:
-        return hash_one(item, buffer)
-    except Exception as exc:
-        return exc
 
 
 # --- digest shapes -------------------------------------------------------------------------------
