@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 
 from continuity_checks.checks.captures import DECLARATION, files, history, model
 from continuity_checks.checks.captures import rules as cx  # registers the CX rules
@@ -180,6 +179,9 @@ class _Hashed(Snapshot):
         self.commit = inner.commit
         workers = min(len(paths), usable_cpus())
         if workers > 1:
+            # imported here: most runs (the one-file commit hook) hash no capture at all
+            from concurrent.futures import ThreadPoolExecutor
+
             with ThreadPoolExecutor(workers) as pool:
                 self.digests = dict(zip(paths, pool.map(inner.sha256, paths), strict=True))
         else:
