@@ -1,9 +1,10 @@
 """`continuity check --family sessions` on a generated state directory, side by side with plain
 Python that only opens and parses the same node files (the floor any checker of them pays).
 
-    python benchmarks/bench_sessions.py DIR [--sessions 1000] [--nodes 200] [--runs 3]
+    python benchmarks/bench_sessions.py [DIR] [--sessions 1000] [--nodes 200] [--runs 3]
 
-Generates DIR with gen_sessions.py when it does not exist. The two commands run alternately,
+Generates DIR with gen_sessions.py when it does not exist (without DIR: in a temporary
+directory, removed at the end, as `nox -s bench` runs it). The two commands run alternately,
 after one warm-up run each; reported: median and best wall time, and the peak resident memory
 of each process (``wait4``), in one run of this script.
 """
@@ -15,6 +16,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -49,11 +51,20 @@ def run(command: list[str]) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("directory", type=Path)
+    parser.add_argument("directory", type=Path, nargs="?")
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
+    if args.directory is None:
+        with tempfile.TemporaryDirectory() as scratch:
+            args.directory = Path(scratch) / "state"
+            measure(args)
+    else:
+        measure(args)
+
+
+def measure(args: argparse.Namespace) -> None:
     if not args.directory.exists():
         subprocess.run(
             [sys.executable, str(HERE / "gen_sessions.py"), str(args.directory),
