@@ -125,6 +125,33 @@ def test_trailer_naming_another_delta(repo: GitRepo, run_json: RunCLI) -> None:
     assert (code, found(report)) == (1, [("DL201", B, sha, None)])
 
 
+@pytest.mark.parametrize(
+    "trailer",
+    [
+        A.rpartition("/")[2],  # the bare file name: the store's directory goes without saying
+        A.replace("/", "\\"),  # Windows separators
+        f"`{A}`",
+        f"/{A}",
+    ],
+)
+def test_trailer_forms_that_name_a_delta(repo: GitRepo, run_json: RunCLI, trailer: str) -> None:
+    # with a trailer, a delta it does not name would be DL201: each form must name A
+    repo.commit("A updates", {A: delta(updated="2026-09-21T16:40:00+08:00")}, trailers=[trailer])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_a_trailer_that_leaves_the_repository_names_nothing(
+    repo: GitRepo, run_json: RunCLI, tmp_path: Path
+) -> None:
+    strict = config(tmp_path, '[deltas]\nownership = "trailer"\n')
+    sha = repo.commit(
+        "A updates", {A: delta(updated="2026-09-21T16:40:00+08:00")}, trailers=["../" + A]
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD", "--config", strict)
+    assert (code, found(report)) == (1, [("DL203", A, sha, None)])
+
+
 def test_ownership_trailer_mode(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
     strict = config(tmp_path, '[deltas]\nownership = "trailer"\n')
     new = path_of("2026-09-22T09-00-00p08-00--agent.json")
