@@ -32,3 +32,16 @@ def split(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
         raise ValueError(f"JSON Pointer must be empty or start with '/': {pointer!r}")
     return [unescape(t) for t in pointer[1:].split("/")]
+
+
+def resolve(value: object, parts: Iterable[str]) -> object:
+    """The value at ``parts`` (as :func:`split` gives them) inside ``value``; None when the path
+    leads nowhere (a missing key, an index out of range, a step into a scalar)."""
+    for part in parts:
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+    return value

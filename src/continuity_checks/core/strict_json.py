@@ -101,6 +101,12 @@ class Document:
         return self.line_col(self._positions.get(pointer, 0))
 
 
+def located(rule: Rule, doc: Document, path: str, pointer: str, message: str) -> Finding:
+    """A finding in the file ``path`` at the position of ``pointer`` in ``doc``."""
+    line, column = doc.position(pointer)
+    return rule.finding(path, message, line=line, column=column, pointer=pointer)
+
+
 @dataclass
 class Problem:
     """Why bytes could not become a Document."""

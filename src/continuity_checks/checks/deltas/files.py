@@ -17,6 +17,7 @@ from continuity_checks.core.family import Claimed, FileInput
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot
+from continuity_checks.core.strict_json import located
 
 DELTA_SCHEMA = "deltalayer-conversation-delta"
 LEGACY_SCHEMA = "deltalayer-legacy-record"
@@ -103,7 +104,7 @@ def check_record(
         if not parts or parts[0] in time_keys:
             continue  # the object itself (missing keys, above) or a timestamp (parsed above)
         field = parts[0]
-        found = show(_get(value, parts))
+        found = show(jp.resolve(value, parts))
         if field == "changes" and len(parts) == 2 and error.keyword == "pattern":
             findings.append(
                 at(
@@ -118,23 +119,6 @@ def check_record(
         )
         findings.append(at(rule, error.pointer, f"{_SUBJECT[field]}; found {found}"))
     return findings, times
-
-
-def located(
-    rule: Rule, doc: strict_json.Document, path: str, pointer: str, message: str
-) -> Finding:
-    """A finding at the position of ``pointer`` in ``doc``."""
-    line, column = doc.position(pointer)
-    return rule.finding(path, message, line=line, column=column, pointer=pointer)
-
-
-def _get(value: object, parts: list[str]) -> object:
-    for part in parts:
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list):
-            value = value[int(part)]
-    return value
 
 
 # --- a Conversation Delta ----------------------------------------------------------------------

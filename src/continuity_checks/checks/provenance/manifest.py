@@ -24,6 +24,7 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.hashing import parse_digest
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
+from continuity_checks.core.strict_json import located
 
 SCHEMA = "provenance-manifest"
 
@@ -129,24 +130,6 @@ def check_manifest(path: str, data: bytes, snapshot: Snapshot, max_depth: int) -
     return findings
 
 
-def located(
-    rule: Rule, doc: strict_json.Document, path: str, pointer: str, message: str
-) -> Finding:
-    line, column = doc.position(pointer)
-    return rule.finding(path, message, line=line, column=column, pointer=pointer)
-
-
-def _get(value: object, parts: list[str]) -> object:
-    for part in parts:
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-    return value
-
-
 def schema_findings(path: str, doc: strict_json.Document) -> list[Finding]:
     value = doc.value
     if not isinstance(value, dict):
@@ -162,7 +145,7 @@ def schema_findings(path: str, doc: strict_json.Document) -> list[Finding]:
     findings = []
     for error in schemas.validator(SCHEMA).errors(value):
         parts = jp.split(error.pointer)
-        found: Any = _get(value, parts)
+        found: Any = jp.resolve(value, parts)
         required = _REQUIRED.search(error.message)
         extra = _EXTRA.search(error.message)
         if error.keyword == "required" and required:

@@ -5,17 +5,9 @@ from __future__ import annotations
 
 from continuity_checks.core import strict_json
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 SESSION_STATUSES = ("idle", "running", "needs_input", "done", "failed", "interrupted")
-
-
-def located(
-    rule: Rule, doc: strict_json.Document, path: str, pointer: str, message: str
-) -> Finding:
-    line, column = doc.position(pointer)
-    return rule.finding(path, message, line=line, column=column, pointer=pointer or None)
 
 
 def load(

@@ -10,13 +10,14 @@ from collections.abc import Callable
 
 from continuity_checks.checks.sessions import layout, memory
 from continuity_checks.checks.sessions import rules as ss
-from continuity_checks.checks.sessions.common import SESSION_STATUSES, load, located
+from continuity_checks.checks.sessions.common import SESSION_STATUSES, load
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
+from continuity_checks.core.strict_json import located
 
 PROJECT_ID = re.compile(r"^proj_[0-9a-f]{8}$")
 TITLE_LIMIT = 80
@@ -117,7 +118,7 @@ def check_meta(value: object, at: At, file: FileInput) -> list[Finding]:
         if len(parts) == 1:
             detail = show(found)
         else:
-            detail = f"{json_type(_dig(value, parts))} at {error.pointer}"
+            detail = f"{json_type(jp.resolve(value, parts))} at {error.pointer}"
         findings.append(
             at(
                 rule,
@@ -179,17 +180,6 @@ def _root_name(file: FileInput) -> str:
     return "" if root is None else str(root).replace("\\", "/").rstrip("/").rpartition("/")[2]
 
 
-def _dig(value: object, parts: list[str]) -> object:
-    for part in parts:
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-    return value
-
-
 # --- registries ----------------------------------------------------------------------------------
 
 
@@ -199,7 +189,7 @@ def _schema_findings(
     findings = []
     for error in schemas.validator(schema).errors(value):
         parts = jp.split(error.pointer)
-        found = _dig(value, parts)
+        found = jp.resolve(value, parts)
         findings.append(
             at(
                 rule_of(parts, error.keyword),
@@ -461,7 +451,7 @@ def check_records(file: FileInput, max_depth: int) -> list[Finding]:
             findings.append(
                 ss.PROVENANCE.finding(
                     file.path,
-                    f"{error.message}; found {show(_dig(record, jp.split(pointer)))}",
+                    f"{error.message}; found {show(jp.resolve(record, jp.split(pointer)))}",
                     line=line_no,
                     column=column,
                     pointer=pointer,

@@ -147,20 +147,9 @@ def _shape(value: dict[str, object], at: At, findings: list[Finding]) -> bool:
             "reads": "a list of strings",
             "metadata": "an object",
         }.get(field, "a valid value")
-        found = value[field] if len(parts_) == 1 else _get(value, parts_)
+        found = value[field] if len(parts_) == 1 else jp.resolve(value, parts_)
         findings.append(at(rule, error.pointer, f"expected {expected}, found {show(found)}"))
     return False
-
-
-def _get(value: object, parts: list[str]) -> object:
-    for part in parts:
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-    return value
 
 
 def _node(path: str, value: dict[str, object]) -> Node:

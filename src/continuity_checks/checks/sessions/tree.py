@@ -11,7 +11,7 @@ from urllib.parse import quote as url_quote
 
 from continuity_checks.checks.sessions import files, gitobjects, layout, memory, nodes
 from continuity_checks.checks.sessions import rules as ss
-from continuity_checks.checks.sessions.common import located, read_json
+from continuity_checks.checks.sessions.common import read_json
 from continuity_checks.checks.sessions.nodes import Node
 from continuity_checks.checks.sessions.pathmap import PathMap, Unresolved
 from continuity_checks.core import pointer as jp
@@ -22,6 +22,7 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.parallel import split_map, usable_cpus
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
+from continuity_checks.core.strict_json import located
 
 SESSION_KINDS = frozenset({layout.NODE, layout.META, layout.TEMP, layout.BACKUP})
 MAX_BACKUP_TURNS = 100

@@ -18,6 +18,7 @@ from continuity_checks.core.family import FileInput
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
+from continuity_checks.core.strict_json import located
 
 STATE_SCHEMA = "dsh-working-state"
 #: the .dsh/project files whose shape the spec gives, by file name
@@ -102,24 +103,6 @@ def runtime_findings(paths: list[str], commit: str | None = None) -> list[Findin
     return findings
 
 
-def located(
-    rule: Rule, doc: strict_json.Document, path: str, pointer: str, message: str
-) -> Finding:
-    line, column = doc.position(pointer)
-    return rule.finding(path, message, line=line, column=column, pointer=pointer)
-
-
-def _get(value: object, parts: list[str]) -> object:
-    for part in parts:
-        if isinstance(value, dict):
-            value = value.get(part)
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        else:
-            return None
-    return value
-
-
 # --- WORKING_STATE.json -------------------------------------------------------------------------
 
 
@@ -196,7 +179,7 @@ def _schema_findings(value: dict[str, Any], at: Report) -> bool:
         if not parts or error.pointer in seen:
             continue  # the object itself: its missing keys are reported above
         seen.add(error.pointer)
-        found = _get(value, parts)
+        found = jp.resolve(value, parts)
         if parts[0] == "checkpoint_meta" and len(parts) > 1:
             key = parts[1]
             if error.keyword == "required":
