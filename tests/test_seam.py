@@ -72,7 +72,9 @@ def test_history_mode_gives_every_commit_its_author_and_both_trees(
     repo.commit("authors", {"notes/AUTHORS": "agent@example.invalid\n"})
     base = repo.head()
     repo.commit("a note", {"notes/a.note": "A"})
-    repo.git("commit", "-q", "--allow-empty", "-m", "empty", "--author=Eve <eve@example.invalid>")
+    repo.write({"README": "by Eve\n"})  # a path no family claims
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "readme", "--author=Eve <eve@example.invalid>")
     eve = repo.head()
     # Eve lists herself: the commit that does so is judged by the tree it makes (after)
     repo.write({"notes/AUTHORS": "agent@example.invalid\neve@example.invalid\n"})
@@ -82,7 +84,7 @@ def test_history_mode_gives_every_commit_its_author_and_both_trees(
     assert code == 1
     found = [(f["rule"], f["commit"], f["message"]) for f in report["findings"]]
     assert found == [
-        ("ZZ201", eve, "expected a listed author, found eve@example.invalid (nothing)")
+        ("ZZ201", eve, "expected a listed author, found eve@example.invalid (nothing; README)")
     ]
     assert report["summary"]["commits"] == 3
 

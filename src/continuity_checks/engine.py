@@ -222,7 +222,7 @@ def check_staged(
         trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
         for index, family in enumerate(families):
             if wanted[index]:
-                context = CommitContext(commit, changes[index], *trees)
+                context = CommitContext(commit, changes[index], *trees, raw_changes)
                 for finding in family.check_commit(context):
                     findings.append(rewrite_hint(finding, commit))
     return findings
@@ -385,7 +385,7 @@ def _walk(
                 if trees is None:
                     parent = commit.parents[0] if commit.parents else None
                     trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
-                context = CommitContext(commit, changes[index], *trees)
+                context = CommitContext(commit, changes[index], *trees, raw_changes)
                 for finding in family.check_commit(context):
                     findings.append(rewrite_hint(finding, commit))
             if too_large:

@@ -54,8 +54,9 @@ class NotesFamily:
             context.after, self.authors_file
         ):
             changed = ",".join(c.path for c in context.changes) or "nothing"
+            touched = ",".join(c.path for c in context.paths)  # claimed or not
             yield STRANGER.finding(
                 self.authors_file,
-                f"expected a listed author, found {email} ({changed})",
+                f"expected a listed author, found {email} ({changed}; {touched})",
                 commit=context.commit.sha,
             )

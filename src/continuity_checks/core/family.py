@@ -10,7 +10,7 @@ itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -20,6 +20,7 @@ from continuity_checks.core.git.log import FIELDS
 from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
 
 if TYPE_CHECKING:
+    from continuity_checks.core.git.log import RawChange
     from continuity_checks.core.snapshot import Snapshot
 
 
@@ -115,6 +116,10 @@ class CommitContext:
     changes: list[Change]
     before: Snapshot
     after: Snapshot
+    #: every path the commit changes, claimed by any family or by none (path, status, blob ids,
+    #: modes): for a family whose files pin others (a SHA256SUMS lists artifacts it does not
+    #: claim) and must see when one of those changes
+    paths: Sequence[RawChange] = ()
 
 
 class Family(Protocol):
