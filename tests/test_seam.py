@@ -143,3 +143,29 @@ def test_json_report_is_valid_for_the_example(
     sarif = json.loads(capsys.readouterr().out)
     rules = {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
     assert "ZZ101" in rules
+
+
+def test_commit_trees_resolve_symlinks_as_the_work_tree_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from continuity_checks.core.git import Repository
+    from continuity_checks.core.snapshot import CommitTree, Unreadable, WorkTree
+
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write({"a/one.json": "1", "a/two.json": "22"})
+    os.symlink("one.json", repo.path / "a" / "alias.json")
+    os.symlink("a", repo.path / "b")
+    os.symlink("../../outside", repo.path / "out")
+    sha = repo.commit("links")
+    work = WorkTree(repo.path, 1024)
+    with Repository(repo.path, 1024) as git:
+        tree = CommitTree(git, sha, 1024)
+        for snapshot in (work, tree):
+            assert snapshot.resolve("a/alias.json") == "a/one.json"
+            assert snapshot.resolve("b/two.json") == "a/two.json"
+            assert snapshot.read("b/alias.json") == b"1"
+            assert isinstance(snapshot.resolve("out/x"), Unreadable)
+            assert snapshot.list("b") == ["alias.json", "one.json", "two.json"]

@@ -110,3 +110,17 @@ def test_both_snapshots_are_snapshots() -> None:
     from continuity_checks.core.snapshot import CommitTree
 
     assert issubclass(WorkTree, Snapshot) and issubclass(CommitTree, Snapshot)
+
+
+def test_resolve_follows_symlinks_inside_and_refuses_outside(
+    tree: tuple[Path, WorkTree], tmp_path: Path
+) -> None:
+    root, snap = tree
+    os.symlink("one.json", root / "a" / "alias.json")
+    os.symlink("a", root / "b")
+    os.symlink(tmp_path / "outside", root / "out")
+    assert snap.resolve("a/alias.json") == "a/one.json"
+    assert snap.resolve("b/two.json") == "a/two.json"
+    assert snap.resolve("a/one.json") == "a/one.json"
+    _refused(snap.resolve("out/secret.json"), "CC001")
+    _refused(snap.resolve("a/none.json"), "CC001")

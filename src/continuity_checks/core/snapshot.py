@@ -136,6 +136,12 @@ class Snapshot(ABC):
     def is_dir(self, path: str) -> bool:
         """Whether ``path`` is a directory inside the root."""
 
+    @abstractmethod
+    def resolve(self, path: str) -> str | Unreadable:
+        """Where ``path`` really is: its root-relative path once every symlink on the way is
+        followed (inside the root; one leading out is refused). A file that names another by a
+        relative path can check that the target stays where it must (inside its directory)."""
+
     def _too_large(self, path: str, size: int | None = None) -> Unreadable:
         found = "more" if size is None else str(size)
         return Unreadable(path, cc.TOO_LARGE, f"expected at most {self.limit} bytes, found {found}")
@@ -299,6 +305,22 @@ class WorkTree(Snapshot):
             return False
         return not os.path.islink(full) or self._within(os.path.realpath(full))
 
+    def resolve(self, path: str) -> str | Unreadable:
+        full = self._locate(path)
+        if isinstance(full, Unreadable):
+            return full
+        real = os.path.realpath(full)
+        if not self._within(real):
+            return Unreadable(
+                path,
+                cc.UNREADABLE,
+                "expected a path inside the checked root, found a symlink leading outside it",
+            )
+        if not os.path.lexists(real):
+            return Unreadable(path, cc.UNREADABLE, "not found")
+        rel = os.path.relpath(real, self._real_root)
+        return "" if rel == "." else rel.replace(os.sep, "/")
+
 
 # --- a commit's tree ----------------------------------------------------------------------------
 
@@ -450,3 +472,7 @@ class CommitTree(Snapshot):
     def is_dir(self, path: str) -> bool:
         found = self._resolve(path)
         return not isinstance(found, Unreadable) and found[1] == _TREE
+
+    def resolve(self, path: str) -> str | Unreadable:
+        found = self._resolve(path)
+        return found if isinstance(found, Unreadable) else found[0]

@@ -206,6 +206,9 @@ class _Hashed(Snapshot):
     def is_dir(self, path: str) -> bool:
         return self.inner.is_dir(path)
 
+    def resolve(self, path: str) -> str | Unreadable:
+        return self.inner.resolve(path)
+
 
 def _selection_consistency(readers: list[files.Reader]) -> list[Finding]:
     first: dict[tuple[object, ...], files.Reader] = {}
