@@ -16,6 +16,7 @@ from continuity_checks.checks import all_rules
 from continuity_checks.checks.sessions.family import SessionsFamily
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Change, Commit, CommitContext
+from continuity_checks.core.git.log import RawChange
 from continuity_checks.core.snapshot import WorkTree
 from tests.conftest import RunCLI, write_tree
 from tests.sessions_helpers import SYNTHETIC, rebuild_corpus, session_nodes
@@ -65,18 +66,20 @@ def make(
         blobs[f"{side}:{path}"] = content.encode() if isinstance(content, str) else content
         return f"{side}:{path}"
 
-    changes = []
+    changes, paths = [], []
     for path in sorted(set(before) | set(after)):
         kind = family.claims(path)
         old, new = before.get(path), after.get(path)
-        if kind is None or old == new:
+        if old == new:
             continue
         status = "A" if old is None else "D" if new is None else "M"
-        changes.append(
-            Change(path, kind, status, blob("b", path, old), blob("a", path, new), blobs.get)
-        )
+        old_blob, new_blob = blob("b", path, old), blob("a", path, new)
+        modes = ("" if old is None else "100644", "" if new is None else "100644")
+        paths.append(RawChange(path, status, old_blob, new_blob, *modes))
+        if kind is not None:
+            changes.append(Change(path, kind, status, old_blob, new_blob, blobs.get))
     commit = Commit(sha, parents, subject, {}, fields)
-    return CommitContext(commit, changes, WorkTree(left, LIMIT), WorkTree(right, LIMIT))
+    return CommitContext(commit, changes, WorkTree(left, LIMIT), WorkTree(right, LIMIT), paths)
 
 
 def rules(findings: Any) -> list[str]:
@@ -165,6 +168,15 @@ PROJECT_CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, .
      "memory", ("p" * 40,), OP, ["SS210"]),
     ("SS208 adds .openprogram", {"a": "1"}, {"a": "1", ".openprogram/.gitignore": "*\n"}, "[agent local_c4] x",
      ("p" * 40,), AGENT, ["SS208"]),
+    # a file no family claims, only in CommitContext.paths
+    ("SS208 adds only settings.json", {"a": "1"}, {"a": "1", ".openprogram/settings.json": "{}"},
+     "settings", ("p" * 40,), OP, ["SS208"]),
+    ("SS208 changes settings.json", {".openprogram/settings.json": "{}"},
+     {".openprogram/settings.json": '{"x": 1}'}, "settings", ("p" * 40,), OP, ["SS208"]),
+    ("removing .openprogram", {"a": "1", ".openprogram/settings.json": "{}"}, {"a": "1"},
+     "untrack state", ("p" * 40,), OP, []),
+    ("a nested .openprogram is no project state", {"a": "1"},
+     {"a": "1", "docs/.openprogram/settings.json": "{}"}, "docs", ("p" * 40,), OP, []),
 ]  # fmt: skip
 
 
@@ -234,6 +246,30 @@ def test_corpus_mutation_adding_openprogram_to_the_project_is_caught(
     _git(project, "add", "-f", ".openprogram/.gitignore")
     _git(project, *AGENT, *PLAIN, "commit", "-q", "-m", "[agent local_c4] keep state")
     assert verify(run_json, project) == (0, [("SS208", ".openprogram")])  # a warning
+
+
+def test_a_project_commit_adding_only_settings_json_is_caught(
+    corpus: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """[47] settings.json is no file the family claims: the commit is judged from every path it
+    changes. The commit hook sees it before the commit is made, ``verify`` after; deleting it
+    again is the cure and passes."""
+    project = corpus / "code/wiki-agent"
+    (project / ".openprogram/settings.json").write_text('{"model": "x"}')
+    _git(project, "add", "-f", ".openprogram/settings.json")
+    monkeypatch.chdir(project)
+    code, report = run_json("check", "--staged")
+    found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
+    assert (code, found) == (0, [("SS208", ".openprogram", "staged")])
+    assert "settings.json" in report["findings"][0]["message"]
+    _git(project, *PLAIN, "-c", "user.name=Alice", "-c", "user.email=a@x", "commit", "-q",
+         "-m", "keep my settings")  # fmt: skip
+    assert verify(run_json, project) == (0, [("SS208", ".openprogram")])
+    _git(project, "rm", "-q", "--cached", ".openprogram/settings.json")
+    _git(project, *PLAIN, "-c", "user.name=Alice", "-c", "user.email=a@x", "commit", "-q",
+         "-m", "untrack the settings")  # fmt: skip
+    code, report = run_json("verify", "--range", "HEAD~1..HEAD", "--root", str(project))
+    assert (code, report["findings"]) == (0, [])
 
 
 def test_corpus_mutation_renaming_a_node_in_a_session_is_caught(

@@ -335,21 +335,7 @@ def project_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Fi
     commit = context.commit
     sha = commit.sha
     findings: list[Finding] = []
-    # judged from the claimed changes (the registries, session files, .openprogram/.gitignore):
-    # looking up every commit's tree would cost every family's verify a tree read per commit
-    added = [
-        c.path for c in context.changes if c.status == "A" and c.path.startswith(".openprogram/")
-    ]
-    if added:
-        findings.append(
-            ss.PROJECT_STATE_COMMITTED.finding(
-                ".openprogram",
-                f"expected no path under .openprogram/ in the project's commits, found this "
-                f"commit adds {quote(added[0])}"
-                + (f" and {len(added) - 1} more" if len(added) > 1 else ""),
-                commit=sha,
-            )
-        )
+    findings.extend(state_committed(context))
     identity = _identity(fields)
     if sha != STAGED and AGENT_IDENTITY in (identity["author"], identity["committer"]):
         subject = commit.subject
@@ -367,3 +353,24 @@ def project_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Fi
                 )
             )
     return findings
+
+
+def state_committed(context: CommitContext) -> list[Finding]:
+    """[47] no commit's tree holds a path under .openprogram/: judged from every path the commit
+    adds or changes there, claimed or not (a settings.json is no session file, but it is state
+    all the same). A path that is only deleted is the cure, not the fault. One finding per
+    commit: the first path and how many more."""
+    kept = [c for c in context.paths if c.status != "D" and c.path.startswith(".openprogram/")]
+    if not kept:
+        return []
+    first = kept[0]
+    verb = "adds" if first.status == "A" else "changes"
+    more = f" and {len(kept) - 1} more" if len(kept) > 1 else ""
+    return [
+        ss.PROJECT_STATE_COMMITTED.finding(
+            ".openprogram",
+            f"expected no path under .openprogram/ in the project's commits, found this commit "
+            f"{verb} {quote(first.path)}{more}",
+            commit=context.commit.sha,
+        )
+    ]

@@ -441,9 +441,11 @@ TURN_COMMITS = rule(
 PROJECT_STATE_COMMITTED = rule(
     "SS208",
     FAMILY,
-    "project commit adds .openprogram/",
+    "project commit adds or changes a path under .openprogram/",
     """[47] OpenProgram keeps its state out of the user's repository (.openprogram/.gitignore is
-    "*"); a commit that brings .openprogram/ in pollutes the user's history with session state.""",
+    "*"); a commit that brings .openprogram/ in pollutes the user's history with session state.
+    Every path the commit adds or changes under the project's top-level .openprogram/ counts,
+    whether it is a session file or not (settings.json); a deletion there is the cure.""",
     severity=W,
     hint="git rm -r --cached .openprogram and restore .openprogram/.gitignore",
 )
