@@ -363,6 +363,7 @@ def test_near_miss_passes(
 def test_every_file_rule_has_a_bad_fixture() -> None:
     rules = {r.id for r in all_rules() if r.id.startswith("SS1")}
     caught = {rule for _, _, expected in BAD for rule, _, _ in expected}
+    caught |= {rule for _, _, _, expected in LINKED for rule, _, _ in expected}
     assert rules - caught == set()
 
 
@@ -516,3 +517,53 @@ def test_hook_inside_a_session_repository(
     assert code == 1
     assert ("SS117", "history/0003-u-0ee460370cdc.json", "/predecessor") in found(report)
     assert ("SS117", "history/0005-u-3dc740745104.json", "/predecessor") in found(report)
+
+
+# --- [1] a session directory that is a symlink (write_tree makes none: built on the corpus) -------
+
+C = "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1"
+# (case, the session directory replaced by a symlink, where its directory goes: inside the
+# root (relative to it) or "<outside>", the findings)
+LINKED: list[tuple[str, str, str, Expected]] = [
+    ("home session moved inside the root", B.rstrip("/"), "archive/local_8b21e47a90",
+     [("SS101", B.rstrip("/"), None)]),
+    ("home session leading out of the root", B.rstrip("/"), "<outside>",
+     # the registries, which name it, say nothing of what cannot be read: SS101 is the cause
+     [("SS101", B.rstrip("/"), None)]),
+    ("dangling symlink", B.rstrip("/"), "<gone>", [("SS101", B.rstrip("/"), None)]),
+    ("project-bound session moved inside the root", C, "code/wiki-agent/state/local_c47d09e5b1",
+     [("SS101", C, None)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("case", "session", "target", "expected"), LINKED, ids=[c[0] for c in LINKED]
+)
+def test_a_symlinked_session_directory_is_caught(
+    corpus: Path, run_json: RunCLI, tmp_path: Path, case: str, session: str, target: str,
+    expected: Expected,
+) -> None:  # fmt: skip
+    """OpenProgram refuses to open a session whose directory is a symlink. The walk does not
+    follow the symlink, so the session is found through the sessions directory it sits in."""
+    outside = target in ("<outside>", "<gone>")
+    moved = tmp_path / "outside" / "session" if outside else corpus / target
+    moved.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(corpus / session), str(moved))
+    (corpus / session).symlink_to(moved if outside else Path(*[".."] * session.count("/"), target))
+    if target == "<gone>":
+        shutil.rmtree(moved)
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(corpus))
+    assert (code, found(report)) == (1, ordered(expected)), case
+    assert "symlink" in report["findings"][0]["message"]
+
+
+def test_a_symlinked_directory_above_the_sessions_passes(
+    corpus: Path, run_json: RunCLI, tmp_path: Path
+) -> None:
+    """[1] judges the session's own directory: the state directory kept elsewhere in the tree
+    and linked in as .openprogram is no symlinked session."""
+    shutil.move(str(corpus / ".openprogram"), str(corpus / "state"))
+    (corpus / ".openprogram").symlink_to("state")
+    code, report = run_json("check", "--family", "sessions", "--root", str(corpus), str(corpus / B))
+    assert (code, report["findings"]) == (0, [])
+    assert report["summary"]["files"] > 5  # the session was read through the symlink above it

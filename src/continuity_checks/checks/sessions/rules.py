@@ -13,6 +13,17 @@ W = Severity.WARNING
 
 # --- A. session directory and meta.json ----------------------------------------------------------
 
+SESSION_SYMLINK = rule(
+    "SS101",
+    FAMILY,
+    "session directory is a symlink",
+    """[1] SessionStore opens a session only from a real directory named by a safe id: a symlink
+    in its place (to another directory, dangling, or leading off the checked tree) is refused, so
+    the session cannot be opened, and a second name for one repository would let two writers
+    commit to it as if it were two sessions. (A name with "/" or "\\" or "." or ".." cannot be a
+    path at all: those are refused when the path is read, CC010.)""",
+    hint="move the session's directory to where the symlink is, or drop the symlink",
+)
 NOT_A_SESSION = rule(
     "SS102",
     FAMILY,

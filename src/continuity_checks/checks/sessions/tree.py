@@ -188,6 +188,9 @@ def check_session(
 ) -> list[Finding]:
     findings: list[Finding] = []
     here = directory.rstrip("/") or "."
+    link = symlinked(snapshot, directory)
+    if link is not None:
+        return [link]  # OpenProgram does not open it: nothing in it is the session's
     has_history = snapshot.is_dir(directory + "history")
     missing = [
         p
@@ -226,6 +229,33 @@ def check_session(
     if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
         findings.extend(check_project_gitignore(snapshot, bound["project"]))
     return findings
+
+
+def symlinked(snapshot: Snapshot, directory: str) -> Finding | None:
+    """[1] The session directory is a real directory, not a symlink (a directory above it may be
+    one: OpenProgram looks at the session's own directory). The checked root itself is where the
+    user pointed: not judged."""
+    path = directory.rstrip("/")
+    if not path:
+        return None
+    real = snapshot.resolve(path)
+    if real == path:
+        return None  # the common case: no symlink anywhere on the way, one lookup
+    parent, _, name = path.rpartition("/")
+    real_parent = snapshot.resolve(parent) if parent else ""
+    if isinstance(real_parent, Unreadable):
+        return None  # the way there is the problem, reported where it is read
+    if isinstance(real, Unreadable):
+        return ss.SESSION_SYMLINK.finding(
+            path,
+            f"expected a session directory, found a symlink that cannot be followed here "
+            f"({real.message})",
+        )
+    if real == (f"{real_parent}/{name}" if real_parent else name):
+        return None  # a symlinked directory above the session; the session's own is real
+    return ss.SESSION_SYMLINK.finding(
+        path, f"expected a session directory, found a symlink to {quote(real or '.')}"
+    )
 
 
 def is_state_dir(snapshot: Snapshot, directory: str) -> bool:
@@ -661,6 +691,7 @@ class Registries:
         for directory in located_dirs.values():
             if directory is not None and self.snapshot.is_dir(directory + "history"):
                 self.discovered.append(directory)
+        self.discovered.extend(linked_sessions(self.snapshot, self.state + "sessions"))
         self._check_index(located_dirs)
         self._check_locations(located_dirs)
         self._check_projects(located_dirs)
@@ -685,6 +716,17 @@ class Registries:
             if value.get("input") is None and value.get("caller") == "ROOT":
                 return str(value["output"])
         return None
+
+    def _linked_away(self, directory: str) -> bool:
+        """Whether the session directory is a symlink whose target cannot be read here (off the
+        checked tree, dangling): nothing can be said of its content, SS101 is the finding.
+        Asked only when its meta.json could not be read (the rare case)."""
+        path = directory.rstrip("/")
+        return (
+            bool(path)
+            and self.snapshot.exists(path)
+            and symlinked(self.snapshot, directory) is not None
+        )
 
     def _home_dir(self, sid: str) -> str:
         return f"{self.state}sessions/{sid}/"
@@ -712,16 +754,18 @@ class Registries:
                 continue  # its location is unresolvable: reported there
             meta = self.meta(directory)
             if meta is None:
-                self.findings.append(
-                    self._at(
-                        doc,
-                        rel,
-                        ss.INDEX_META,
-                        pointer,
-                        f"expected a session with meta.json at {quote(directory or '.')}, found "
-                        "none",
+                # a directory that is a symlink off the checked tree: SS101 says so
+                if not self._linked_away(directory):
+                    self.findings.append(
+                        self._at(
+                            doc,
+                            rel,
+                            ss.INDEX_META,
+                            pointer,
+                            f"expected a session with meta.json at {quote(directory or '.')}, "
+                            "found none",
+                        )
                     )
-                )
             else:
                 for key in ("title", "agent_id", "source", "created_at", "archived", "pinned"):
                     if key not in entry and key not in meta:
@@ -785,8 +829,13 @@ class Registries:
                     )
             if isinstance(created, (int, float)) and now - created > HOUR and directory:
                 listing = self.snapshot.list(directory + "history")
-                if self.snapshot.exists(directory) and (
-                    isinstance(listing, Unreadable) or not any(n.endswith(".json") for n in listing)
+                if (
+                    self.snapshot.exists(directory)
+                    and (
+                        isinstance(listing, Unreadable)
+                        or not any(n.endswith(".json") for n in listing)
+                    )
+                    and not self._linked_away(directory)
                 ):
                     self.findings.append(
                         self._at(
@@ -857,6 +906,8 @@ class Registries:
             if directory is None:
                 continue
             meta = self.meta(directory)
+            if meta is None and self._linked_away(directory):
+                continue  # its directory is a symlink off the checked tree: SS101 says so
             if meta is None:
                 self.findings.append(
                     self._at(
@@ -924,6 +975,9 @@ class Registries:
                                 candidate = f"{prefix}.openprogram/sessions/{name}/"
                                 if self.snapshot.is_dir(candidate + "history"):
                                     self.discovered.append(candidate)
+                        self.discovered.extend(
+                            linked_sessions(self.snapshot, prefix + ".openprogram/sessions")
+                        )
             for index, sid in enumerate(project["session_ids"]):
                 if not isinstance(sid, str):
                     continue
@@ -948,7 +1002,9 @@ class Registries:
                     prefix = project_dir + "/" if project_dir else ""
                     candidates.append(f"{prefix}.openprogram/sessions/{sid}/")
                 if not any(
-                    self.meta(d) is not None or self.snapshot.is_dir(d + "history")
+                    self.meta(d) is not None
+                    or self.snapshot.is_dir(d + "history")
+                    or self._linked_away(d)  # SS101 says where it went
                     for d in candidates
                 ):
                     self.findings.append(
@@ -961,6 +1017,30 @@ class Registries:
                             "(prune_sessions would drop it)",
                         )
                     )
+
+
+def linked_sessions(snapshot: Snapshot, sessions: str) -> list[str]:
+    """The entries of a sessions directory that are symlinks in place of a session directory:
+    the walk does not follow them (nothing outside the root is reached), so their files are
+    never claimed, and without this they would go unseen. The registries' own files are not
+    sessions."""
+    listing = snapshot.list(sessions)
+    if isinstance(listing, Unreadable):
+        return []
+    real_parent = snapshot.resolve(sessions)
+    if isinstance(real_parent, Unreadable):
+        return []
+    found = []
+    for name in listing:
+        if name.endswith((".json", ".tmp", ".lock")):
+            continue  # the registries and their atomic-write leftovers
+        path = f"{sessions}/{name}"
+        real = snapshot.resolve(path)
+        expected = f"{real_parent}/{name}" if real_parent else name
+        # a symlink: to a directory here, or to what cannot be followed (off the tree, dangling)
+        if isinstance(real, Unreadable) or (real != expected and snapshot.is_dir(path)):
+            found.append(path + "/")
+    return found
 
 
 # --- memory ---------------------------------------------------------------------------------------
