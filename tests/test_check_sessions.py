@@ -567,3 +567,105 @@ def test_a_symlinked_directory_above_the_sessions_passes(
     code, report = run_json("check", "--family", "sessions", "--root", str(corpus), str(corpus / B))
     assert (code, report["findings"]) == (0, [])
     assert report["summary"]["files"] > 5  # the session was read through the symlink above it
+
+
+# --- each node file read once: sessions judged in check_file, in whichever process -------------
+
+
+def _many_sessions() -> dict[str, Any]:
+    """The valid state and three more sessions, each with a misnamed first node, a shape error
+    in the middle and a dangling predecessor in its last node file."""
+    files: dict[str, Any] = {}
+    for sid in ("local_b1", "local_b2", "local_b3"):
+        history = f".openprogram/sessions/{sid}/history/"
+        files[f".openprogram/sessions/{sid}/.git/HEAD"] = "ref: refs/heads/main\n"
+        files[history + "0000-u-ROOT.json"] = node(0, "user", "ROOT", metadata={"display": "root"})[
+            1
+        ]
+        files[history + "0001-u-aaaa.json"] = node(
+            1, "user", "zzzz", caller="ROOT", predecessor="ROOT"
+        )[1]
+        files[history + "0002-l-aaaa_reply.json"] = node(
+            2, "llm", "aaaa_reply", predecessor="aaaa", reads="x"
+        )[1]
+        for seq in range(3, 9):
+            files[history + f"{seq:04d}-c-t{seq}.json"] = node(
+                seq, "code", f"t{seq}", caller="aaaa_reply"
+            )[1]
+        files[history + "0009-u-bbbb.json"] = node(
+            9, "user", "bbbb", caller="ROOT", predecessor="gone"
+        )[1]
+    return files  # fmt: skip
+
+
+def test_each_session_is_judged_once_whatever_the_processes(
+    tmp_path: Path, run_json: RunCLI
+) -> None:
+    """Node files are checked as the engine hands them over and a session is judged when its
+    last node file arrives: with the work split over 1, 2 or 5 processes (so that sessions are
+    cut between them), every finding appears exactly once, at its position."""
+    root = _apply(tmp_path, _many_sessions())
+    expected = []
+    for sid in ("local_b1", "local_b2", "local_b3"):
+        history = f".openprogram/sessions/{sid}/history/"
+        expected += [("SS111", history + "0001-u-aaaa.json", "/id"),
+                     ("SS112", history + "0002-l-aaaa_reply.json", "/reads"),
+                     ("SS117", history + "0009-u-bbbb.json", "/predecessor")]  # fmt: skip
+    for jobs in ("1", "2", "5"):
+        code, report = run_json(
+            "check", "--family", "sessions", "--all", "--root", str(root), "--jobs", jobs
+        )
+        assert (code, found(report)) == (1, ordered(expected)), jobs
+        assert all(f["line"] is not None for f in report["findings"]), jobs
+
+
+def test_named_node_files_in_any_order_judge_their_session_once(
+    tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook names files in its own order, some of a session only: the session is judged
+    once, its other node files read from the tree (their findings reported too)."""
+    root = _apply(tmp_path, _many_sessions())
+    monkeypatch.chdir(root)
+    history = ".openprogram/sessions/local_b2/history/"
+    named = [history + "0009-u-bbbb.json", ".openprogram/sessions/local_b1/history/0003-c-t3.json",
+             history + "0001-u-aaaa.json"]  # fmt: skip
+    code, report = run_json("check", "--family", "sessions", *named)
+    b1 = ".openprogram/sessions/local_b1/history/"
+    assert (code, found(report)) == (1, ordered([
+        ("SS111", b1 + "0001-u-aaaa.json", "/id"), ("SS111", history + "0001-u-aaaa.json", "/id"),
+        ("SS112", b1 + "0002-l-aaaa_reply.json", "/reads"),
+        ("SS112", history + "0002-l-aaaa_reply.json", "/reads"),
+        ("SS117", b1 + "0009-u-bbbb.json", "/predecessor"),
+        ("SS117", history + "0009-u-bbbb.json", "/predecessor"),
+    ]))  # fmt: skip
+
+
+# --- the commit hook's start-up ------------------------------------------------------------------
+
+_IMPORTS = """
+import sys
+from continuity_checks.core.config import Config
+from continuity_checks.checks.sessions.family import SessionsFamily
+
+family = SessionsFamily(Config())
+assert family.claims(".openprogram/sessions/s/history/0001-u-a.json") == "node"
+print(sorted(m for m in sys.modules if m.startswith("continuity_checks.checks.sessions")))
+"""
+
+
+def test_importing_the_family_leaves_the_check_modules_unloaded() -> None:
+    """The engine builds every family for every run: the sessions family's module, its
+    construction and ``claims`` load only ``layout`` and ``pathmap``, in a fresh interpreter;
+    the check modules load when a check first runs."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORTS], capture_output=True, text=True, check=True
+    )
+    package = "continuity_checks.checks.sessions"
+    assert json.loads(result.stdout.replace("'", '"')) == [
+        package, f"{package}.family", f"{package}.layout", f"{package}.pathmap"
+    ]  # fmt: skip
+    for check_module in ("files", "tree", "history", "nodes", "memory", "gitobjects", "rules"):
+        assert f"'{package}.{check_module}'" not in result.stdout

@@ -1,16 +1,26 @@
-"""The sessions family as the engine drives it: what it claims, and its three kinds of checks."""
+"""The sessions family as the engine drives it: what it claims, and its three kinds of checks.
+
+Importing this module costs only what ``__init__`` and ``claims`` need (``layout``,
+``pathmap``): the engine builds every family for every run, and the commit hook checking one
+file of another family must not pay for the sessions checks. The check modules are imported
+inside the calls that use them, the first time one does.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from continuity_checks.checks.sessions import DECLARATION, files, history, layout, tree
-from continuity_checks.checks.sessions import rules as rules  # registers the SS rules
+from continuity_checks.checks.sessions import DECLARATION, layout
 from continuity_checks.checks.sessions.pathmap import PathMap
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from continuity_checks.checks.sessions.history import History
+    from continuity_checks.checks.sessions.tree import Gather
 
 
 class SessionsFamily:
@@ -30,18 +40,46 @@ class SessionsFamily:
                 )
         self.path_map = PathMap(raw)
         self.max_depth = config.max_depth
-        #: what history mode remembers across the commits of one run
-        self.history = history.History(self.max_depth)
+        self._gather: Gather | None = None
+        self._history: History | None = None
+
+    @property
+    def gather(self) -> Gather:
+        """File mode: the node files of the session being gathered (one session at a time)."""
+        if self._gather is None:
+            # imported here, not at the top: see the module's docstring
+            from continuity_checks.checks.sessions.tree import Gather
+
+            self._gather = Gather(self.max_depth, self.path_map)
+        return self._gather
+
+    @property
+    def history(self) -> History:
+        """What history mode remembers across the commits of one run."""
+        if self._history is None:
+            # imported here, not at the top: see the module's docstring
+            from continuity_checks.checks.sessions.history import History
+
+            self._history = History(self.max_depth)
+        return self._history
 
     def claims(self, path: str) -> str | None:
         return layout.claims(path)
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         if file.kind == layout.NODE:
-            return ()  # checked with the rest of its session's DAG in check_tree
+            # held until the session's last node file arrives, then the session is checked
+            # whole: each node file is read once, by the engine
+            return self.gather.node(file.path, file.data, file.snapshot)
+        # imported here, not at the top: see the module's docstring
+        from continuity_checks.checks.sessions import files
+
         return files.check_file(file, self.max_depth)
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
+        # imported here, not at the top: see the module's docstring
+        from continuity_checks.checks.sessions import tree
+
         return tree.check_tree(snapshot, claimed, self.max_depth, self.path_map)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 from urllib.parse import quote as url_quote
 
 from continuity_checks.checks.sessions import files, gitobjects, layout, memory, nodes
@@ -38,7 +39,9 @@ def check_tree(
     findings: list[Finding] = []
     sessions: dict[str, None] = {}
     for item in claimed:
-        if item.kind in SESSION_KINDS:
+        if item.kind == layout.NODE:
+            sessions[session_of_node(item.path)] = None
+        elif item.kind in SESSION_KINDS:
             directory = layout.session_dir_of(item.path)
             if directory is not None:
                 sessions[directory] = None
@@ -52,7 +55,12 @@ def check_tree(
         findings.extend(registries.check())
         for directory in registries.discovered:
             sessions.setdefault(directory, None)
-    findings.extend(check_sessions(snapshot, list(sessions), max_depth, path_map))
+    # a session whose last node file was checked in this run was judged whole in check_file
+    # (Gather); the others (nothing of history/ named, or its last file unreadable or not part
+    # of the run) are judged here
+    claimed_nodes = {c.path for c in claimed if c.kind == layout.NODE}
+    pending = [d for d in sessions if last_node_file(snapshot, d) not in claimed_nodes]
+    findings.extend(check_sessions(snapshot, pending, max_depth, path_map))
     memory_kinds = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
     workspaces: dict[str, list[Claimed]] = {}
     for item in claimed:
@@ -120,15 +128,72 @@ def _document(snapshot: Snapshot, path: str, max_depth: int) -> strict_json.Docu
     return doc if isinstance(doc, strict_json.Document) else None
 
 
+class NodeFile(NamedTuple):
+    """One node file checked on its own: its findings (positioned) and the node, when its shape
+    lets the DAG checks use it."""
+
+    findings: list[Finding]
+    node: Node | None
+
+
+def check_node_file(path: str, data: bytes, snapshot: Snapshot, max_depth: int) -> NodeFile:
+    """The common case (a valid node) costs one strict parse without positions
+    (``strict_json.accepts``); the loader with positions runs only for a file with a problem,
+    on the bytes in hand."""
+    accepted = strict_json.accepts(data, max_depth)
+    doc: strict_json.Document | None = None
+    if accepted is None:
+        loaded = strict_json.load(data, max_depth=max_depth)
+        if isinstance(loaded, strict_json.Problem):
+            return NodeFile([loaded.finding(path)], None)
+        doc = loaded
+        accepted = (doc.text, doc.value)
+    found, node = nodes.check(path, accepted[1], _unplaced(path), snapshot)
+    if found:
+        if doc is None:
+            loaded = strict_json.load(data, max_depth=max_depth)
+            doc = loaded if isinstance(loaded, strict_json.Document) else None
+        found = [_placed(finding, doc) for finding in found]
+    return NodeFile(found, node)
+
+
+def _placed(finding: Finding, doc: strict_json.Document | None) -> Finding:
+    if doc is None or finding.line is not None or finding.pointer is None:
+        return finding
+    line, column = doc.position(finding.pointer)
+    return replace(finding, line=line, column=column)
+
+
+def last_node_file(
+    snapshot: Snapshot, directory: str, listing: list[str] | Unreadable | None = None
+) -> str | None:
+    """The session's node file that comes last by name: the one whose arrival in ``check_file``
+    completes the session (see :class:`Gather`). None when history/ has no node file."""
+    if listing is None:
+        listing = snapshot.list(directory + "history")
+    if isinstance(listing, Unreadable):
+        return None
+    # the listing is sorted: the last name ending in .json
+    return next(
+        (f"{directory}history/{name}" for name in reversed(listing) if name.endswith(".json")),
+        None,
+    )
+
+
 def load_nodes(
-    snapshot: Snapshot, directory: str, max_depth: int, findings: list[Finding]
+    snapshot: Snapshot,
+    directory: str,
+    max_depth: int,
+    findings: list[Finding],
+    held: Mapping[str, NodeFile] | None = None,
+    listing: list[str] | Unreadable | None = None,
 ) -> Loaded:
     """Every node file of the session, checked on its own; the nodes whose shape allows more.
-
-    The common case (a valid node) costs one strict parse without positions
-    (``strict_json.accepts``); the loader with positions runs only for a file with a problem."""
+    A node file in ``held`` was checked already, from the bytes the engine read: not read again
+    (nor is history/ listed again when its ``listing`` is given)."""
     loaded = Loaded(snapshot, max_depth)
-    listing = snapshot.list(directory + "history")
+    if listing is None:
+        listing = snapshot.list(directory + "history")
     if isinstance(listing, Unreadable):
         return loaded
     found = loaded.nodes
@@ -139,22 +204,16 @@ def load_nodes(
         if named is not None:
             loaded.named.add(named[3])
         path = f"{directory}history/{name}"
-        data = snapshot.read(path)
-        if isinstance(data, Unreadable):
-            findings.append(data.finding())
-            continue
-        accepted = strict_json.accepts(data, max_depth)
-        if accepted is None:
-            problem = strict_json.load(data, max_depth=max_depth)
-            if isinstance(problem, strict_json.Problem):
-                findings.append(problem.finding(path))
+        result = held.get(path) if held is not None else None
+        if result is None:
+            data = snapshot.read(path)
+            if isinstance(data, Unreadable):
+                findings.append(data.finding())
                 continue
-            accepted = (problem.text, problem.value)
-        node_findings, node = nodes.check(path, accepted[1], _unplaced(path), snapshot)
-        if node_findings:
-            findings.extend(loaded.place(node_findings))
-        if node is not None:
-            found.append(node)
+            result = check_node_file(path, data, snapshot, max_depth)
+        findings.extend(result.findings)
+        if result.node is not None:
+            found.append(result.node)
     return loaded
 
 
@@ -163,6 +222,48 @@ def _unplaced(path: str) -> nodes.At:
         return rule.finding(path, message, pointer=pointer or None)
 
     return at
+
+
+class Gather:
+    """Node files as ``check_file`` receives them, one session at a time, so that each is read
+    once (by the engine) rather than again in ``check_tree``.
+
+    A session is checked whole — its DAG, its meta.json, branches, backups — when its last node
+    file by name arrives; whichever process of the engine's that file reaches does it, and its
+    findings travel back with that call's. A node file that has not arrived by then (handled
+    by another process, in another order, or not part of the run) is read there. Everything
+    held belongs to the session being gathered: a file of another session drops it (files
+    arrive sorted, a session's together), so memory is one session's nodes, whatever the number
+    of sessions. ``check_tree`` checks a session only when its last node file was not part of
+    the run (see :func:`check_tree`): each session is judged exactly once."""
+
+    def __init__(self, max_depth: int, path_map: PathMap) -> None:
+        self.max_depth = max_depth
+        self.path_map = path_map
+        self.directory: str | None = None
+        self.listing: list[str] | Unreadable = []
+        self.last: str | None = None
+        self.held: dict[str, NodeFile] = {}
+
+    def node(self, path: str, data: bytes, snapshot: Snapshot) -> list[Finding]:
+        directory = session_of_node(path)
+        if directory != self.directory:
+            self.directory, self.held = directory, {}
+            self.listing = snapshot.list(directory + "history")
+            self.last = last_node_file(snapshot, directory, self.listing)
+        self.held[path] = check_node_file(path, data, snapshot, self.max_depth)
+        if path != self.last:
+            return []
+        held, listing = self.held, self.listing
+        self.directory, self.held, self.listing = None, {}, []
+        return check_session(snapshot, directory, self.max_depth, self.path_map, held, listing)
+
+
+def session_of_node(path: str) -> str:
+    """The session directory (``""`` or ending in /) of a path claimed as a node file, which is
+    always ``<directory>history/<name>``: string slicing, not the layout's pattern (this runs
+    for every node file)."""
+    return path[: path.rindex("/") + 1 - len("history/")]
 
 
 PARALLEL_SESSIONS = 50  # below this a second process costs more than it saves
@@ -184,7 +285,12 @@ def check_sessions(
 
 
 def check_session(
-    snapshot: Snapshot, directory: str, max_depth: int, path_map: PathMap | None = None
+    snapshot: Snapshot,
+    directory: str,
+    max_depth: int,
+    path_map: PathMap | None = None,
+    held: Mapping[str, NodeFile] | None = None,
+    listing: list[str] | Unreadable | None = None,
 ) -> list[Finding]:
     findings: list[Finding] = []
     here = directory.rstrip("/") or "."
@@ -205,7 +311,7 @@ def check_session(
                 f"{' and '.join(missing)}",
             )
         )
-    loaded = load_nodes(snapshot, directory, max_depth, findings)
+    loaded = load_nodes(snapshot, directory, max_depth, findings, held, listing)
     all_nodes = loaded.nodes
     dag: list[Finding] = []
     by_id = check_dag(all_nodes, dag, loaded.named)
@@ -610,6 +716,7 @@ class Registries:
             home = state[: -len(".openprogram/")].rstrip("/")
             self.path_map = path_map.with_default(default, home)
         self._metas: dict[str, dict[str, object] | None] = {}
+        self._listed: tuple[str, list[str] | Unreadable] | None = None
 
     def _load(self, rel: str) -> strict_json.Document | None:
         path = self.state + rel
@@ -697,9 +804,16 @@ class Registries:
         self._check_projects(located_dirs)
         return self.findings
 
+    def _history(self, directory: str) -> list[str] | Unreadable:
+        """The session's history/ listing; the last one asked for is kept (the index's checks
+        of one entry ask twice)."""
+        if self._listed is None or self._listed[0] != directory:
+            self._listed = (directory, self.snapshot.list(directory + "history"))
+        return self._listed[1]
+
     def _latest_user_text(self, directory: str) -> str | None:
         """The output of the session's last user message in seq order (one file read)."""
-        listing = self.snapshot.list(directory + "history")
+        listing = self._history(directory)
         if isinstance(listing, Unreadable):
             return None
         users = []
@@ -828,7 +942,7 @@ class Registries:
                         )
                     )
             if isinstance(created, (int, float)) and now - created > HOUR and directory:
-                listing = self.snapshot.list(directory + "history")
+                listing = self._history(directory)
                 if (
                     self.snapshot.exists(directory)
                     and (
