@@ -199,6 +199,36 @@ def test_project_commit(
     assert family.history.session_repo is False
 
 
+def test_one_commit_per_turn_across_commits(tmp_path: Path) -> None:
+    """[34] a turn's first nodes may be carried by another commit (a job finishing mid-turn):
+    the turn commit that completes it passes. Two answered turns with no turn commit between
+    are caught at the commit that leaves the second one."""
+    family = SessionsFamily(Config())
+    reply = "history/0002-l-1a2b3c4d_reply.json"
+    base = {"meta.json": META, "history/0000-u-ROOT.json": TURN1["history/0000-u-ROOT.json"]}
+    user2 = {**json.loads(TURN1[USER]), "id": "2b", "seq": 4, "predecessor": "1a2b3c4d_reply"}
+    reply2 = {**json.loads(TURN1[reply]), "id": "2b_reply", "seq": 5, "predecessor": "2b"}
+    reply2["metadata"] = {**reply2["metadata"], "predecessor": "2b"}
+    second = {"history/0004-u-2b.json": json.dumps(user2),
+              "history/0005-l-2b_reply.json": json.dumps(reply2)}  # fmt: skip
+    steps: list[tuple[dict[str, str], dict[str, str], str, list[str]]] = [
+        ({}, {}, "session init", []),
+        ({}, {**base, USER: TURN1[USER]}, "job: j1 done", []),  # the turn's user node, early
+        ({**base, USER: TURN1[USER]}, AFTER1, "turn: Fix the crash", []),  # its reply: one turn
+        (AFTER1, {**AFTER1, **second}, "job: j2 done", []),  # a whole turn, not yet committed
+        ({**AFTER1, **second}, {**AFTER1, **second, "jobs.json": "{}"}, "job: j3 done", []),
+    ]  # fmt: skip
+    third = {k.replace("2b", "3c").replace("0004", "0006").replace("0005", "0007"):
+             v.replace('"2b', '"3c').replace('"seq": 4', '"seq": 6').replace('"seq": 5', '"seq": 7')
+             for k, v in second.items()}  # fmt: skip
+    third = {k: v.replace('"1a2b3c4d_reply"', '"2b_reply"') for k, v in third.items()}
+    steps.append(({**AFTER1, **second}, {**AFTER1, **second, **third}, "job: j4 done", ["SS207"]))
+    for number, (before, after, subject, expected) in enumerate(steps):
+        parents = () if number == 0 else ("p" * 40,)
+        ctx = make(tmp_path, family, before, after, subject, parents, OP, f"{number:040d}")
+        assert rules(family.check_commit(ctx)) == expected, (number, subject)
+
+
 def test_every_history_rule_has_a_case() -> None:
     ids = {r.id for r in all_rules() if r.id.startswith("SS2")}
     caught = {rule for case in [*CASES, *PROJECT_CASES] for rule in case[-1]}

@@ -9,7 +9,8 @@ In a session repository (each session is its own git repository, one commit per 
 - SS205 [32]: every node file and meta.json a commit writes is valid at that commit.
 - SS206 [33]: a node keeps its file name across commits; a seq is reused only after the file
   that used it was deleted.
-- SS207 [34]: a ``turn`` commit adds exactly one top-level user node.
+- SS207 [34]: one commit per turn: a ``turn`` commit completes exactly one turn written since the
+  previous one, and no other commit leaves more than the current turn uncommitted.
 
 In any repository holding a memory workspace: SS210 [54] v2 source archives only grow.
 
@@ -42,6 +43,7 @@ SUBJECTS = re.compile(
 AGENT_SUBJECTS = re.compile(r"^(?:\[agent .{1,8}\] .{1,60}|Revert agent commit [0-9a-f]{8})$")
 AGENT_FIRST = ("openprogram: baseline (pre-existing files)", "openprogram: project init")
 TURN = re.compile(r"^turn(?: \(error\))?(?::|$)")
+PENDING_KEPT = 64  # turns remembered between turn commits (more is reported long before)
 
 
 class History:
@@ -52,6 +54,8 @@ class History:
         self.max_depth = max_depth
         self.session_repo: bool | None = None
         self.names: dict[str, str] = {}
+        #: [34] top-level user nodes since the last turn commit -> whether an llm node answered
+        self.pending: dict[str, bool] = {}
         # one commit's history/ listings by id and by seq, built once per side and directory
         self._ids: dict[tuple[int, str], dict[str, str]] = {}
         self._seqs: dict[tuple[int, str], dict[int, list[str]]] = {}
@@ -141,22 +145,18 @@ class History:
                     commit=sha,
                 )
             )
-        users = 0
         for change in context.changes:
             if change.status == "D":
+                if change.kind == layout.NODE:  # a rewind: a deleted turn is no longer pending
+                    named = layout.NODE_NAME.match(change.path.rpartition("/")[2])
+                    if named is not None:
+                        self.pending.pop(named[3], None)
                 continue
             if change.kind == layout.NODE:
                 found_findings, node = self._node(change, context, sha)
                 findings.extend(found_findings)
-                if (
-                    node is not None
-                    and change.status == "A"
-                    and node.role == "user"
-                    and node.caller == "ROOT"
-                    and node.id != "ROOT"
-                    and node.input_null
-                ):
-                    users += 1
+                if node is not None and change.status == "A":
+                    self._pend(node)
             elif change.kind == layout.META:
                 data = change.new()
                 accepted = None if data is None else strict_json.accepts(data, self.max_depth)
@@ -169,15 +169,57 @@ class History:
                             commit=sha,
                         )
                     )
-        if has_message and commit.parents and TURN.match(subject) and users != 1:
-            findings.append(
+        if has_message and commit.parents:
+            findings.extend(self._turns(sha, TURN.match(subject) is not None))
+        return findings
+
+    def _pend(self, node: nodes.Node) -> None:
+        """[34] a top-level user node (not ROOT, not a spawn root) starts a turn; a top-level
+        llm node answering one makes it a turn that needs its commit."""
+        if (
+            node.role == "user"
+            and node.caller == "ROOT"
+            and node.id != "ROOT"
+            and node.input_null
+            and not node.spawn
+        ):
+            self.pending.setdefault(node.id, self.pending.get(node.id, False))
+        elif node.role == "llm" and node.caller == "" and node.predecessor in self.pending:
+            self.pending[node.predecessor] = True
+        if len(self.pending) > PENDING_KEPT:  # bounded: the oldest turns are long reported
+            del self.pending[next(iter(self.pending))]
+
+    def _turns(self, sha: str, turn: bool) -> list[Finding]:
+        """[34] one commit per turn: the top-level user nodes written since the last turn commit
+        (by this commit, or by others between, which may carry a turn's first nodes) are exactly
+        one at a turn commit; at any other commit, at most the current turn is answered."""
+        if turn:
+            users = len(self.pending)
+            self.pending.clear()
+            if users == 1:
+                return []
+            return [
                 ss.TURN_COMMITS.finding(
                     ".",
-                    f"expected a turn commit to add one top-level user node, found {users}",
+                    "expected a turn commit to complete one turn (one new top-level user node "
+                    f"since the last turn commit), found {users}",
                     commit=sha,
                 )
+            ]
+        # a turn answered and left without its commit, once a later turn is answered too
+        answered = [nid for nid, replied in self.pending.items() if replied]
+        if len(answered) < 2:
+            return []
+        for nid in answered[:-1]:  # reported now: the latest is the turn in progress
+            del self.pending[nid]
+        return [
+            ss.TURN_COMMITS.finding(
+                ".",
+                "expected at most the current turn since the last turn commit, found "
+                f"{len(answered)} answered turns without a turn commit of their own",
+                commit=sha,
             )
-        return findings
+        ]
 
     def _node(
         self, change: Change, context: CommitContext, sha: str

@@ -443,9 +443,12 @@ NAME_STABILITY = rule(
 TURN_COMMITS = rule(
     "SS207",
     FAMILY,
-    "turn commit does not add exactly one user turn",
-    """[34] One commit per turn: a "turn" commit adds the turn's top-level user node (with its
-    reply and tool nodes). None or several mean turns were committed together or not at all.""",
+    "not one commit per turn",
+    """[34] One commit per turn: a "turn" commit completes exactly one turn, i.e. one top-level
+    user node (not ROOT, not a spawn root) is new since the previous turn commit. Another commit
+    (a job, an inbox notice) may carry the first nodes of the turn in progress. None or several
+    at a turn commit, or two answered turns before any turn commit, mean turns were committed
+    together or not at all.""",
     severity=W,
     hint="commit each turn on its own (OpenProgram does at finalize)",
 )
