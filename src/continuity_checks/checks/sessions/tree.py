@@ -38,9 +38,14 @@ def check_tree(
 ) -> list[Finding]:
     findings: list[Finding] = []
     sessions: dict[str, None] = {}
+    # the last node file by name of each session that this run claimed (one per session)
+    last_claimed: dict[str, str] = {}
     for item in claimed:
         if item.kind == layout.NODE:
-            sessions[session_of_node(item.path)] = None
+            home = session_of_node(item.path)
+            sessions[home] = None
+            if item.path > last_claimed.get(home, ""):
+                last_claimed[home] = item.path
         elif item.kind in SESSION_KINDS:
             directory = layout.session_dir_of(item.path)
             if directory is not None:
@@ -58,8 +63,11 @@ def check_tree(
     # a session whose last node file was checked in this run was judged whole in check_file
     # (Gather); the others (nothing of history/ named, or its last file unreadable or not part
     # of the run) are judged here
-    claimed_nodes = {c.path for c in claimed if c.kind == layout.NODE}
-    pending = [d for d in sessions if last_node_file(snapshot, d) not in claimed_nodes]
+    pending = [
+        d
+        for d in sessions
+        if d not in last_claimed or last_node_file(snapshot, d) != last_claimed[d]
+    ]
     findings.extend(check_sessions(snapshot, pending, max_depth, path_map))
     memory_kinds = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
     workspaces: dict[str, list[Claimed]] = {}
