@@ -204,6 +204,12 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
     ("SS130 preview", {IDX: index(preview="x" * 81, updated_at=1795983614.0)}, [("SS130", IDX, f"/{SID}/preview")]),
     ("SS130 preview of another message", {IDX: index(preview="Something else")},
      [("SS130", IDX, f"/{SID}/preview")]),
+    ("SS130 preview not stripped", {IDX: index(preview=" Fix the crash with details")},
+     [("SS130", IDX, f"/{SID}/preview")]),
+    # the index lags by 3 s: its preview may be the one before the latest (none here: ""), not
+    # a message the session never had
+    ("SS130 lagging preview of no message", {IDX: index(updated_at=1795983613.5, preview="older")},
+     [("SS130", IDX, f"/{SID}/preview")]),
     ("SS131 location", {LOC: json.dumps({SID: "/home/alice/elsewhere"})}, [("SS131", LOC, f"/{SID}")]),
     ("SS132 location unbound", bound_layout(**{PRJ: projects()}),
      [("SS132", LOC, f"/{BOUND_SID}")]),
@@ -335,8 +341,17 @@ GOOD: list[tuple[str, dict[str, Any]]] = [
                                 IDX: index(preview="")}),
     ("user-titled session", {MJ: meta(title="Mine", _user_titled=True), IDX: index(title="Mine")}),
     ("legacy string branch value", {MJ: meta(branches={"1a2b3c4d_reply": "named"})}),
-    ("index lags by 3 s (and its preview with it)", {IDX: index(updated_at=1795983613.5, preview="older")}),
-    ("preview cut at 77 plus ellipsis", {IDX: index(preview="x" * 77 + "…", updated_at=1795983614.0)}),
+    ("index lags by 3 s (and its preview with it: none before the first message)",
+     {IDX: index(updated_at=1795983613.5, preview="")}),
+    ("index lags by 3 s, its preview already the latest", {IDX: index(updated_at=1795983613.5)}),
+    ("index lags by 3 s behind a second turn", {
+        HISTORY + "0004-u-2222.json": node(4, "user", "2222", output="Next", caller="ROOT",
+                                           predecessor="1a2b3c4d_reply")[1],
+        IDX: index(updated_at=1795983613.5)}),
+    ("preview cut at 77 plus ellipsis", {
+        HISTORY + "0004-u-2222.json": node(4, "user", "2222", output="x" * 100, caller="ROOT",
+                                           predecessor="1a2b3c4d_reply")[1],
+        IDX: index(preview="x" * 77 + "…", updated_at=1795983614.0)}),
     ("spawn root caller elsewhere", {HISTORY + "0004-u-sp.json": node(
         4, "user", "sp", caller="other_session_node", predecessor="1a2b3c4d_reply",
         metadata={"spawn_branch_root": True})[1]}),

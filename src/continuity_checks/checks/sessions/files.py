@@ -230,16 +230,18 @@ def check_index(value: object, at: At) -> list[Finding]:
                 at(
                     ss.PREVIEW,
                     pointer + "/preview",
-                    f"expected at most {PREVIEW_LIMIT} characters "
-                    f"(77 plus an ellipsis when cut), one line, found {len(preview)} characters",
+                    f"expected at most {PREVIEW_LIMIT} characters (77 plus an ellipsis when "
+                    f"cut), one line, stripped, found {show(preview, 40)} ({len(preview)} "
+                    "characters)",
                 )
             )
     return findings
 
 
 def preview_ok(preview: str) -> bool:
-    """At most 80 characters on one line: what ``preview_of`` can produce."""
-    return len(preview) <= PREVIEW_LIMIT and "\n" not in preview
+    """At most 80 characters on one line, stripped: what ``preview_of`` can produce (a cut ends
+    with the ellipsis, so no preview ends in whitespace)."""
+    return len(preview) <= PREVIEW_LIMIT and "\n" not in preview and preview == preview.strip()
 
 
 def preview_of(text: str) -> str:

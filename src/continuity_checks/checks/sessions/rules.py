@@ -282,8 +282,10 @@ PREVIEW = rule(
     "SS130",
     FAMILY,
     "index preview longer than 80 characters or cut wrongly",
-    """[39] preview is the latest user message with newlines as spaces, or its first 77 characters
-    plus an ellipsis: at most 80 characters.""",
+    """[39] preview is the latest user message, stripped, with newlines as spaces, or its first
+    77 characters plus an ellipsis: at most 80 characters. The index flush lags appends by up to
+    5 s: while its updated_at is behind meta.json's, the preview may still be the one before the
+    latest (or empty, before the first message).""",
     severity=W,
     hint="cut the preview to 77 characters plus an ellipsis",
 )

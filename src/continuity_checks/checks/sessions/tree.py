@@ -819,8 +819,9 @@ class Registries:
             self._listed = (directory, self.snapshot.list(directory + "history"))
         return self._listed[1]
 
-    def _latest_user_text(self, directory: str) -> str | None:
-        """The output of the session's last user message in seq order (one file read)."""
+    def _latest_user_texts(self, directory: str, count: int) -> list[str] | None:
+        """The outputs of the session's last ``count`` user messages, latest first, in seq order
+        (a file read each); None when a node on the way is broken (its own findings say why)."""
         listing = self._history(directory)
         if isinstance(listing, Unreadable):
             return None
@@ -829,15 +830,18 @@ class Registries:
             match = layout.NODE_NAME.match(name)
             if match is not None and match[2] == "u" and match[3] != "ROOT":
                 users.append((int(match[1]), name))
+        texts: list[str] = []
         for _, name in sorted(users, reverse=True):
             data = self.snapshot.read(f"{directory}history/{name}")
             accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
             value = None if accepted is None else accepted[1]
             if not isinstance(value, dict) or not isinstance(value.get("output"), str):
-                return None  # the node's own findings say why
+                return None
             if value.get("input") is None and value.get("caller") == "ROOT":
-                return str(value["output"])
-        return None
+                texts.append(str(value["output"]))
+                if len(texts) == count:
+                    break
+        return texts
 
     def _linked_away(self, directory: str) -> bool:
         """Whether the session directory is a symlink whose target cannot be read here (off the
@@ -922,19 +926,40 @@ class Registries:
                         )
                     )
                 preview = entry.get("preview")
-                if isinstance(preview, str) and mine_u == theirs_u:  # flushed: no append pending
-                    latest = self._latest_user_text(directory)
-                    if latest is not None and files.preview_of(latest) != preview:
-                        self.findings.append(
-                            self._at(
-                                doc,
-                                rel,
-                                ss.PREVIEW,
-                                f"{pointer}/preview",
-                                f"expected {quote(files.preview_of(latest))} (from the latest user "
-                                f"message), found {quote(preview)}",
+                # flushed: the latest user message; lagging (at most 5 s, else SS129 above): the
+                # latest or the one before, whose append may not be flushed yet ("" before any)
+                lagging = (
+                    isinstance(mine_u, (int, float))
+                    and isinstance(theirs_u, (int, float))
+                    and theirs_u - 5.0 <= mine_u < theirs_u
+                )
+                if (
+                    isinstance(preview, str)
+                    and files.preview_ok(preview)  # else reported on its own by check_file
+                    and (mine_u == theirs_u or lagging)
+                ):
+                    wanted = 2 if lagging else 1
+                    latest = self._latest_user_texts(directory, wanted)
+                    if latest:
+                        previews = [files.preview_of(text) for text in latest]
+                        if len(previews) < wanted:
+                            previews.append("")
+                        if preview not in previews:
+                            also = (
+                                f" or, while the index lags, {quote(previews[1])}"
+                                if lagging
+                                else ""
                             )
-                        )
+                            self.findings.append(
+                                self._at(
+                                    doc,
+                                    rel,
+                                    ss.PREVIEW,
+                                    f"{pointer}/preview",
+                                    f"expected {quote(previews[0])} (from the latest user "
+                                    f"message){also}, found {quote(preview)}",
+                                )
+                            )
             created, updated = entry.get("created_at"), entry.get("updated_at")
             if entry.get("archived") is True:
                 archived_left += 1
