@@ -684,3 +684,46 @@ def test_importing_the_family_leaves_the_check_modules_unloaded() -> None:
     ]  # fmt: skip
     for check_module in ("files", "tree", "history", "nodes", "memory", "gitobjects", "rules"):
         assert f"'{package}.{check_module}'" not in result.stdout
+
+
+def _deltified_project(root: Path) -> dict[str, str]:
+    """The project of the bound layout as a real repository whose commits git stores as deltas
+    (near-identical long messages, repacked): subject -> the id of a commit stored as a delta."""
+    from tests.sessions_helpers import git
+
+    project = root / "code/proj"
+    git("init", "-q", cwd=project)
+    body = "".join(f"line {k} of a long commit body repeated in every commit\n" for k in range(60))
+    for number in range(24):
+        (project / "f.txt").write_text(f"{number}\n")
+        git("add", "f.txt", cwd=project)
+        prefix = BOUND_SID[:8] if number % 2 else "zzzzzzzz"
+        git("-c", "user.name=OpenProgram Agent", "-c", "user.email=agent@openprogram.local",
+            "-c", "commit.gpgsign=false", "commit", "-q", "-m",
+            f"[agent {prefix}] change {number}\n\n{body}", cwd=project)  # fmt: skip
+    git("repack", "-q", "-adf", "--window=250", "--depth=50", cwd=project)
+    packs = list((project / ".git/objects/pack").glob("*.idx"))
+    listing = git("verify-pack", "-v", str(packs[0]), cwd=project)
+    deltas = {line.split()[0] for line in listing.splitlines() if " commit " in line
+              and len(line.split()) >= 7}  # fmt: skip
+    by_prefix: dict[str, str] = {}
+    for sha in deltas:
+        subject = git("log", "-1", "--format=%s", sha, cwd=project)
+        by_prefix.setdefault(subject.split("]")[0] + "]", sha)
+    return by_prefix
+
+
+def test_a_project_commit_stored_as_a_pack_delta_is_read(tmp_path: Path, run_json: RunCLI) -> None:
+    """[49] a commit git stores as a delta in a pack is rebuilt through the snapshot, so its
+    subject is judged like a loose commit's."""
+    root = _apply(tmp_path, bound_layout(**{
+        "code/proj/.git/" + AGENT_OBJECT: None, "code/proj/.git/" + OTHER_OBJECT: None}))  # fmt: skip
+    deltified = _deltified_project(root)
+    good, bad = deltified[f"[agent {BOUND_SID[:8]}]"], deltified["[agent zzzzzzzz]"]
+    (root / BOUND_REPLY).write_text(stamped(good))
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(root))
+    assert (code, found(report)) == (0, [])
+    (root / BOUND_REPLY).write_text(stamped(bad))
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(root))
+    assert (code, found(report)) == (0, [("SS149", BOUND_REPLY, "/metadata/project_commit/sha")])
+    assert "[agent zzzzzzzz] change" in report["findings"][0]["message"]

@@ -1,6 +1,7 @@
 """Reading a commit of another repository (a project's, the shadow store's) through the
-snapshot: a loose object, or one in a pack found through its version-2 index. Only commits
-stored whole are decoded (a deltified one is known to exist, its text is not rebuilt)."""
+snapshot: a loose object, or one in a pack found through its version-2 index, stored whole or
+as a delta against another object of the same pack (``OFS_DELTA``, ``REF_DELTA``), rebuilt
+here up to a bounded chain length."""
 
 from __future__ import annotations
 
@@ -44,10 +45,14 @@ def find_commit(snapshot: Snapshot, gitdir: str, sha: str) -> Found | None:
     for name in packs:
         if not name.endswith(".idx"):
             continue
-        offset = _offset(snapshot.read(f"{gitdir}/objects/pack/{name}"), binary)
+        index = snapshot.read(f"{gitdir}/objects/pack/{name}")
+        offset = _offset(index, binary)
         if offset is not None:
+            assert not isinstance(index, Unreadable)
             pack = snapshot.read(f"{gitdir}/objects/pack/{name[:-4]}.pack")
-            return Found(None if isinstance(pack, Unreadable) else _commit_text(pack, offset))
+            if isinstance(pack, Unreadable):
+                return Found(None)
+            return Found(_commit_text(pack, index, offset))
     return None
 
 
@@ -81,8 +86,21 @@ def _offset(index: bytes | Unreadable, binary: bytes) -> int | None:
     return None
 
 
-def _commit_text(pack: bytes, offset: int) -> str | None:
-    if offset >= len(pack):
+_OFS_DELTA, _REF_DELTA = 6, 7
+MAX_CHAIN = 64  # delta bases followed at most (git's own default depth is 50)
+
+
+def _commit_text(pack: bytes, index: bytes, offset: int) -> str | None:
+    found = _object(pack, index, offset, MAX_CHAIN)
+    if found is None or found[0] != _COMMIT:
+        return None
+    return found[1].decode("utf-8", "replace")
+
+
+def _object(pack: bytes, index: bytes, offset: int, chain: int) -> tuple[int, bytes] | None:
+    """The type and bytes of the object at ``offset``, its delta chain applied; None for
+    anything malformed or a chain longer than ``chain``."""
+    if offset >= len(pack) or chain < 0:
         return None
     byte = pack[offset]
     kind = (byte >> 4) & 7
@@ -90,12 +108,84 @@ def _commit_text(pack: bytes, offset: int) -> str | None:
     while byte & 0x80 and position < len(pack):
         byte = pack[position]
         position += 1
-    if kind != _COMMIT:
-        return None
+    base: tuple[int, bytes] | None = None
+    if kind == _OFS_DELTA:
+        if position >= len(pack):
+            return None
+        byte = pack[position]
+        position += 1
+        distance = byte & 0x7F
+        while byte & 0x80 and position < len(pack):
+            byte = pack[position]
+            position += 1
+            distance = ((distance + 1) << 7) | (byte & 0x7F)
+        if distance <= 0 or distance > offset:
+            return None
+        base = _object(pack, index, offset - distance, chain - 1)
+    elif kind == _REF_DELTA:
+        base_offset = _offset(index, pack[position : position + 20])
+        position += 20
+        if base_offset is None:
+            return None  # a base in another pack (a thin pack): not followed
+        base = _object(pack, index, base_offset, chain - 1)
     try:
-        return zlib.decompressobj().decompress(pack[position:]).decode("utf-8", "replace")
+        data = zlib.decompressobj().decompress(pack[position:])
     except zlib.error:
         return None
+    if kind in (_OFS_DELTA, _REF_DELTA):
+        if base is None:
+            return None
+        try:
+            patched = _apply(base[1], data)
+        except IndexError:  # an instruction cut short
+            return None
+        return None if patched is None else (base[0], patched)
+    return kind, data
+
+
+def _varint(data: bytes, position: int) -> tuple[int, int]:
+    value = shift = 0
+    while position < len(data):
+        byte = data[position]
+        position += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    return value, position
+
+
+def _apply(source: bytes, delta: bytes) -> bytes | None:
+    """git's delta format: the source and target sizes, then copy (from the source) and insert
+    (literal bytes) instructions."""
+    size, position = _varint(delta, 0)
+    if size != len(source):
+        return None
+    target_size, position = _varint(delta, position)
+    out = bytearray()
+    while position < len(delta):
+        command = delta[position]
+        position += 1
+        if command & 0x80:
+            start = length = 0
+            for bit in range(4):
+                if command & (1 << bit):
+                    start |= delta[position] << (8 * bit)
+                    position += 1
+            for bit in range(3):
+                if command & (0x10 << bit):
+                    length |= delta[position] << (8 * bit)
+                    position += 1
+            length = length or 0x10000
+            if start + length > len(source):
+                return None
+            out += source[start : start + length]
+        elif command:
+            out += delta[position : position + command]
+            position += command
+        else:
+            return None  # reserved
+    return bytes(out) if len(out) == target_size else None
 
 
 def subject_and_identities(text: str) -> tuple[str, list[str]]:
