@@ -25,6 +25,7 @@ from tests.sessions_helpers import (
     TOPIC,
     TOPIC_TEXT,
     WORKSPACE,
+    anchor,
     frame,
     loose_commit,
     node,
@@ -110,9 +111,23 @@ def bound_layout(**overrides: Any) -> dict[str, Any]:
             "id": PROJECT_ID, "name": "proj", "path": "/home/alice/code/proj", "is_default": False,
             "session_ids": [BOUND_SID], "status": "active", "created_at": 1795983613.0}}),
         IDX: json.dumps({**INDEX, BOUND_SID: {**INDEX[SID], "id": BOUND_SID}}, indent=2),
+        # its nodes are marked as written to the home workspace's memory: their frames [52]
+        BOUND_ARCHIVE: bound_archive(),
     }  # fmt: skip
     files.update(overrides)
     return files
+
+
+BOUND_ARCHIVE = ARCHIVE.replace(SID, BOUND_SID)
+
+
+def bound_archive() -> str:
+    text = ARCHIVE_TEXT.replace(SID, BOUND_SID)
+    for nid in ("1a2b3c4d", "1a2b3c4d_reply"):
+        text = text.replace(
+            anchor(f"openprogram/{SID}/{nid}"), anchor(f"openprogram/{BOUND_SID}/{nid}")
+        )
+    return text
 
 
 Expected = list[tuple[str, str, str | None]]
@@ -217,7 +232,8 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
         {**META, "id": BOUND_SID, "project_id": PROJECT_ID, "work_dir": "/home/alice/other"})}),
      # the wrong work_dir also maps the reply's project_commit.repo nowhere
      [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", BOUND_REPLY, "/metadata/project_commit/repo")]),
-    ("SS133 unmapped", bound_layout(**{LOC: json.dumps({BOUND_SID: f"/srv/x/.openprogram/sessions/{BOUND_SID}"})}),
+    ("SS133 unmapped", bound_layout(**{LOC: json.dumps({BOUND_SID: f"/srv/x/.openprogram/sessions/{BOUND_SID}"}),
+                                       BOUND_ARCHIVE: None}),
      [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", LOC, f"/{BOUND_SID}")]),
     ("SS134 project shape", {PRJ: json.dumps({"default": {**PROJECTS["default"], "status": "gone"}})},
      [("SS134", PRJ, "/default/status")]),
@@ -373,6 +389,18 @@ def test_near_miss_passes(
     root = _apply(tmp_path, files)
     code, report = run_json("check", "--family", "sessions", "--all", "--root", str(root))
     assert (code, found(report)) == (0, []), case
+
+
+def test_a_bound_session_marked_as_written_has_its_frames(tmp_path: Path, run_json: RunCLI) -> None:
+    """[52] a project-bound session's nodes marked as written to the home workspace (the state
+    directory whose locations.json lists it) have frames there."""
+    root = _apply(tmp_path, bound_layout(**{BOUND_ARCHIVE: None}))
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(root))
+    pointer = "/metadata/memory_written_scriptorium"
+    assert (code, found(report)) == (
+        0,
+        [("SS141", BOUND + "history/0001-u-1a2b3c4d.json", pointer)],
+    )
 
 
 def test_every_file_rule_has_a_bad_fixture() -> None:

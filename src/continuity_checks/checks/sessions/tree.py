@@ -1197,12 +1197,19 @@ HOME_SESSION = re.compile(r"^(?P<state>(?:.*/)?)sessions/(?P<sid>[^/]+)/$")
 
 def check_markers(snapshot: Snapshot, directory: str, all_nodes: list[Node]) -> list[Finding]:
     """[52] nodes marked as written to this state directory's memory workspace have a frame.
-    (A project-bound session's state directory is not known from its path: not checked.)"""
+    A home-root session's state directory holds it; a project-bound session's is the state
+    directory at the checked root whose locations.json lists the session at this place."""
     marked = [n for n in all_nodes if isinstance(n.marker, str)]
-    home = HOME_SESSION.match(directory)
-    if not marked or home is None:
+    if not marked:
         return []
-    state, sid = home["state"], home["sid"]
+    home = HOME_SESSION.match(directory)
+    bound = BOUND.match(directory) if home is None or home["state"] else None
+    if bound is not None and _located_at_root(snapshot, bound["sid"], directory):
+        state, sid = ".openprogram/", bound["sid"]
+    elif home is not None:
+        state, sid = home["state"], home["sid"]
+    else:
+        return []
     data = snapshot.read(state + "memory/.scriptorium/workspace-id")
     if isinstance(data, Unreadable):
         return []
@@ -1227,6 +1234,18 @@ def check_markers(snapshot: Snapshot, directory: str, all_nodes: list[Node]) -> 
                 )
             )
     return findings
+
+
+def _located_at_root(snapshot: Snapshot, sid: str, directory: str) -> bool:
+    """Whether the state directory at the checked root lists session ``sid`` at ``directory``
+    (its absolute location ends with this root-relative path)."""
+    if directory.startswith(".openprogram/"):
+        return False  # the root's own sessions are home-root sessions
+    data = snapshot.read(".openprogram/sessions/locations.json")
+    accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
+    locations = accepted[1] if accepted is not None else None
+    location = locations.get(sid) if isinstance(locations, dict) else None
+    return isinstance(location, str) and location.endswith("/" + directory.rstrip("/"))
 
 
 class Workspace:
