@@ -168,6 +168,22 @@ PROJECT_CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, .
      "memory", ("p" * 40,), OP, ["SS210"]),
     ("SS208 adds .openprogram", {"a": "1"}, {"a": "1", ".openprogram/.gitignore": "*\n"}, "[agent local_c4] x",
      ("p" * 40,), AGENT, ["SS208"]),
+    # [54] legacy archives are claimed by no family: judged from CommitContext.paths
+    ("SS210 legacy archive changed", {"memory/sources/D3.md": "a\n"}, {"memory/sources/D3.md": "a\nb\n"},
+     "memory", ("p" * 40,), OP, ["SS210"]),
+    ("legacy archive added", {"x": "1"}, {"x": "1", "memory/sources/D3.md": "a\n"}, "memory",
+     ("p" * 40,), OP, []),
+    # a repository that is the memory workspace itself: sources/ at its top
+    ("SS210 rewritten in a workspace repository",
+     {".scriptorium/workspace-id": "w-0a1b2c3d\n", "sources/openprogram/_v2/s.md": "a\nb\n"},
+     {".scriptorium/workspace-id": "w-0a1b2c3d\n", "sources/openprogram/_v2/s.md": "a\nc\n"},
+     "memory", ("p" * 40,), OP, ["SS210"]),
+    ("appended in a workspace repository",
+     {".scriptorium/workspace-id": "w-0a1b2c3d\n", "sources/openprogram/_v2/s.md": "a\n"},
+     {".scriptorium/workspace-id": "w-0a1b2c3d\n", "sources/openprogram/_v2/s.md": "a\nb\n"},
+     "memory", ("p" * 40,), OP, []),
+    ("sources/ of a repository that is no workspace", {"sources/x.md": "a\n"},
+     {"sources/x.md": "b\n"}, "docs", ("p" * 40,), OP, []),
     # a file no family claims, only in CommitContext.paths
     ("SS208 adds only settings.json", {"a": "1"}, {"a": "1", ".openprogram/settings.json": "{}"},
      "settings", ("p" * 40,), OP, ["SS208"]),
@@ -354,3 +370,18 @@ def test_the_commit_hook_judges_a_session_commit_without_its_message(
     found = sorted((f["rule"], f["path"], f["commit"]) for f in report["findings"])
     assert (code, found) == (1, [("SS205", "history/0013-u-0ee460370cdc.json", "staged"),
                                  ("SS206", "history/0013-u-0ee460370cdc.json", "staged")])  # fmt: skip
+
+
+def test_a_memory_workspace_repository_keeps_its_sources(tmp_path: Path, run_json: RunCLI) -> None:
+    """[54] ``verify`` in a repository that is the memory workspace itself: a v2 archive that
+    grows passes; a legacy archive that changes at all is caught."""
+    repo = tmp_path / "memory"
+    v2, legacy = "sources/openprogram/_v2/s.md", "sources/openprogram/t.md"
+    write_tree(repo, {".scriptorium/workspace-id": "w-0a1b2c3d\n", v2: "a\n", legacy: "old\n"})
+    _git(repo, "init", "-q")
+    for step, files in enumerate([{}, {v2: "a\nb\n"}, {legacy: "old\nnew\n"}]):
+        write_tree(repo, files)
+        _git(repo, "add", "-A")
+        _git(repo, *PLAIN, "-c", "user.name=Alice", "-c", "user.email=a@x", "commit", "-q",
+             "-m", f"memory {step}")  # fmt: skip
+    assert verify(run_json, repo) == (0, [("SS210", legacy)])

@@ -12,7 +12,8 @@ In a session repository (each session is its own git repository, one commit per 
 - SS207 [34]: one commit per turn: a ``turn`` commit completes exactly one turn written since the
   previous one, and no other commit leaves more than the current turn uncommitted.
 
-In any repository holding a memory workspace: SS210 [54] v2 source archives only grow.
+In any repository holding a memory workspace: SS210 [54] v2 source archives only grow, legacy
+ones never change.
 
 In a project repository (any other repository): SS208 [47] no commit brings in ``.openprogram/``;
 SS209 [48] the agent identity commits only with the subjects OpenProgram writes.
@@ -344,30 +345,57 @@ def same_tree(before: Snapshot, after: Snapshot, directory: str) -> bool:
     return True
 
 
+_SOURCE = re.compile(r"^(?P<workspace>(?:.*/)?memory/)?sources/(?P<rest>.+\.md)$")
+
+
 def sources_appended(context: CommitContext) -> list[Finding]:
-    """[54] a v2 archive only grows: its old bytes are a prefix of its new bytes."""
+    """[54] sources are append-only: a v2 archive's old bytes are a prefix of its new bytes,
+    and a legacy (non-``_v2``) archive never changes. Judged from every path the commit changes
+    (legacy archives are not claimed), under ``memory/sources/``, or under ``sources/`` of a
+    repository that is a memory workspace itself (``.scriptorium/`` or ``.nativemem/`` at
+    its top, looked up only when such a path changes)."""
     findings = []
-    for change in context.changes:
-        if change.kind != layout.ARCHIVE or change.status == "A":
+    workspace_repo: bool | None = None
+    for change in context.paths:
+        if change.status == "A":
             continue
-        old, new = change.old(), change.new()
-        if new is None and change.status == "D":
-            message = "expected the archive to be kept (sources are append-only), found it deleted"
-        elif old is not None and new is not None and not new.startswith(old):
-            common = next(
-                (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), len(new)
-            )
-            line = old.count(b"\n", 0, common) + 1
-            message = (
-                f"expected the earlier {len(old)} bytes kept as a prefix, found them changed "
-                f"from line {line} on"
-            )
-        else:
+        found = _SOURCE.match(change.path)
+        if found is None:
             continue
-        findings.append(
-            ss.SOURCE_REWRITTEN.finding(change.path, message, commit=context.commit.sha)
-        )
+        if found["workspace"] is None:
+            if workspace_repo is None:
+                workspace_repo = any(
+                    side.exists(".scriptorium/workspace-id") or side.is_dir(".nativemem")
+                    for side in (context.after, context.before)
+                )
+            if not workspace_repo:
+                continue
+        legacy = not ("/" + found["rest"]).rpartition("/")[0].endswith("/_v2")
+        message = _rewritten(change.path, change.status, legacy, context)
+        if message is not None:
+            findings.append(
+                ss.SOURCE_REWRITTEN.finding(change.path, message, commit=context.commit.sha)
+            )
     return findings
+
+
+def _rewritten(path: str, status: str, legacy: bool, context: CommitContext) -> str | None:
+    if status == "D":
+        return "expected the archive to be kept (sources are append-only), found it deleted"
+    if legacy:
+        return (
+            "expected a legacy (non-_v2) source archive to stay as it is (legacy archives are "
+            "frozen), found it changed"
+        )
+    old, new = context.before.read(path), context.after.read(path)
+    if isinstance(old, Unreadable) or isinstance(new, Unreadable) or new.startswith(old):
+        return None
+    common = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), len(new))
+    line = old.count(b"\n", 0, common) + 1
+    return (
+        f"expected the earlier {len(old)} bytes kept as a prefix, found them changed from line "
+        f"{line} on"
+    )
 
 
 # --- project repositories ------------------------------------------------------------------------

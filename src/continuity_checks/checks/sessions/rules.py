@@ -549,10 +549,12 @@ PROVENANCE_REF = rule(
 SOURCE_REWRITTEN = rule(
     "SS210",
     FAMILY,
-    "v2 source archive rewritten or deleted",
+    "source archive rewritten or deleted",
     """[54] Sources are append-only evidence: across the history of the repository holding the
     memory workspace, each memory/sources/**/_v2/*.md archive's previous bytes are a prefix of
-    its new bytes, and an archive is never deleted.""",
+    its new bytes, a legacy (non-_v2) archive never changes, and no archive is deleted. In a
+    repository that is the workspace itself (.scriptorium/ at its top) the same holds for
+    sources/.""",
     severity=W,
     hint="restore the archive's earlier bytes and append instead",
 )
