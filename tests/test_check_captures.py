@@ -437,3 +437,47 @@ def test_one_changed_byte_is_caught_everywhere_it_matters(tmp_path: Path) -> Non
         assert expected in _check(root), (path, index)
         caught += 1
     assert caught == len(cases) > 250
+
+
+@pytest.mark.parametrize(
+    ("target", "where"),
+    [("../c2/capture.json", "caps/c2/capture.json"), ("../../stash/capture.json", "stash/capture.json")],
+)  # fmt: skip
+def test_a_capture_symlinked_out_of_its_directory_is_cx102(
+    tmp_path: Path, run_json: RunCLI, target: str, where: str
+) -> None:
+    """The target holds the very bytes the manifest and reader pin: were it hashed, both would
+    pass. The only findings are CX102 at the names, so it was never hashed nor followed."""
+    files = {k: v for k, v in build().items() if k.startswith(CAP)}
+    write_tree(tmp_path, {**{k: v for k, v in files.items() if k != C}, where: files[C]})
+    (tmp_path / C).symlink_to(target)
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, sorted(findings_of(report))) == (
+        1,
+        [("CX102", R, "/capture_file"), ("CX102", M, "/capture_file")],
+    )
+    assert all(where in f["message"] for f in report["findings"])
+
+
+def test_a_cycle_base_symlinked_out_of_its_directory_is_cx102(
+    tmp_path: Path, run_json: RunCLI
+) -> None:
+    files = build()
+    write_tree(
+        tmp_path, {**{k: v for k, v in files.items() if k != CB}, "elsewhere/b.json": files[CB]}
+    )
+    (tmp_path / CB).symlink_to("../../elsewhere/b.json")
+    _, report = run_json("check", "--all", "--root", str(tmp_path))
+    found = findings_of(report)
+    assert ("CX102", CD, "/base_sha256") in found
+    assert {rule for rule, _, _ in found} == {"CX102"}
+
+
+def test_a_capture_symlinked_inside_its_directory_passes(tmp_path: Path, run_json: RunCLI) -> None:
+    files = build()
+    write_tree(
+        tmp_path, {**{k: v for k, v in files.items() if k != C}, CAP + "capture-v1.json": files[C]}
+    )
+    (tmp_path / C).symlink_to("capture-v1.json")
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])

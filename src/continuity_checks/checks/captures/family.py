@@ -141,7 +141,7 @@ class CapturesFamily:
         return findings
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
-        return history.check_commit(context)
+        return history.check_commit(context, self.claims)
 
 
 _HASHING = frozenset({"manifest", "reader"})  # the kinds that hash a capture
@@ -164,8 +164,9 @@ def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list
         if model.inside_name(name) is None:
             assert isinstance(name, str)
             target = model.join(posixpath.dirname(path), name)
-            if snapshot.exists(target):
-                found.append(target)
+            directory = posixpath.dirname(path)
+            if snapshot.exists(target) and files.escape(snapshot, directory, target) is None:
+                found.append(target)  # one that leaves its directory is never hashed
     return sorted(set(found))
 
 

@@ -56,6 +56,24 @@ def is_decision_dir(directory: str) -> bool:
     return posixpath.basename(directory).startswith("decision-")
 
 
+def escape(snapshot: Snapshot, directory: str, path: str) -> str | Unreadable | None:
+    """Why the file at ``path`` (named from a file in ``directory``) is not really inside
+    ``directory``, or None. The name itself was accepted by :func:`model.inside_name`; here its
+    symlinks are followed (``Snapshot.resolve``, the same in both modes): a capture.json that is
+    a symlink to a sibling directory, or to elsewhere in the root, leaves its directory and is
+    never read or hashed. An Unreadable is the snapshot's own refusal (a symlink out of the
+    root, a dangling one). A symlink to another file of the same directory stays inside."""
+    real = snapshot.resolve(path)
+    if isinstance(real, Unreadable):
+        return real
+    home = snapshot.resolve(directory)
+    if isinstance(home, Unreadable):
+        return home
+    if home == "" or real.startswith(home + "/"):
+        return None
+    return f"expected a file inside {directory or '.'}/, found a symlink to {real}"
+
+
 class Checker:
     """The findings of one file, with the snapshot its neighbours are read from."""
 
@@ -122,7 +140,17 @@ class Checker:
         if not self.snapshot.exists(path):
             self.at(cx.NAMED_MISSING, pointer, f"expected {path} to exist beside {self.path}")
             return None
-        return path
+        return path if self.stays(path, pointer) else None
+
+    def stays(self, path: str, pointer: str) -> bool:
+        """Whether ``path`` (named by this file) really is inside this file's directory once
+        its symlinks are followed; a finding at ``pointer`` if not."""
+        left = escape(self.snapshot, self.directory, path)
+        if isinstance(left, Unreadable):
+            self.unreadable(left, pointer)
+        elif left is not None:
+            self.at(cx.PATH_ESCAPES, pointer, f"{left} ({path})")
+        return left is None
 
     def file_digest(self, path: str, pointer: str) -> tuple[str, int] | None:
         """The SHA-256 (bare hex) and size of the file at ``path``, streamed."""
@@ -385,8 +413,10 @@ def _capture_of(c: Checker) -> Any:
         return c.doc.value
     candidate = PROJECTION if is_decision_dir(c.directory) else CAPTURE
     path = model.join(c.directory, candidate)
-    data = c.snapshot.read(path) if c.snapshot.exists(path) else None
-    return model.MISSING if data is None or isinstance(data, Unreadable) else _Bytes(data)
+    if not c.snapshot.exists(path) or escape(c.snapshot, c.directory, path) is not None:
+        return model.MISSING  # a capture reached through a symlink out is not read (CX102)
+    data = c.snapshot.read(path)
+    return model.MISSING if isinstance(data, Unreadable) else _Bytes(data)
 
 
 def check_requirements(c: Checker) -> None:
@@ -767,6 +797,8 @@ def check_cycle_delta(
     base_path = model.join(c.directory, CYCLE_BASE)
     if not snapshot.exists(base_path):
         c.at(cx.NAMED_MISSING, "/base_sha256", f"expected the base {base_path} beside {path}")
+        return c.findings
+    if not c.stays(base_path, "/base_sha256"):
         return c.findings
     found = c.file_digest(base_path, "/base_sha256")
     if found is None:

@@ -30,7 +30,11 @@ PATH_ESCAPES = rule(
     """Every path a capture file names (capture_file, a pinned file, a reader's capture, a
     delivery's base or delta) is relative to the directory of the file that names it and stays
     inside it: an absolute path, a ".." component or a backslash is refused, and the file is
-    never opened. A symlink leading out of the checked root is refused by the snapshot.""",
+    never opened. The same for a name whose real location, once symlinks are followed, is
+    outside the directory (a capture.json that links to a sibling directory or elsewhere in
+    the root): it is never read or hashed, in file mode and in history mode (at the commit that
+    brings the symlink in). A symlink leading out of the checked root is refused by the
+    snapshot (CC001).""",
     hint="name the file by its relative name inside the same directory",
 )
 NAMED_MISSING = rule(
