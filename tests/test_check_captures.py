@@ -4,6 +4,8 @@ the real CLI on a real directory."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -481,3 +483,22 @@ def test_a_capture_symlinked_inside_its_directory_passes(tmp_path: Path, run_jso
     (tmp_path / C).symlink_to("capture-v1.json")
     code, report = run_json("check", "--all", "--root", str(tmp_path))
     assert (code, report["findings"]) == (0, [])
+
+
+def test_the_commit_hook_does_not_import_the_check_modules() -> None:
+    """Building the family and asking it to claim paths (what the commit hook does for every
+    staged path) imports none of the check modules; a check imports them when it runs."""
+    script = """
+import sys
+from continuity_checks.checks.captures.family import CapturesFamily
+from continuity_checks.core.config import Config
+family = CapturesFamily(Config())
+assert family.claims("caps/c1/manifest.json") == "manifest"
+assert family.claims("caps/decision-x/delivery.json") == "delivery"
+heavy = ["files", "model", "history", "helper", "rules"]
+print(sorted(m for m in heavy if "continuity_checks.checks.captures." + m in sys.modules))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

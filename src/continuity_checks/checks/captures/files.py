@@ -12,6 +12,15 @@ from typing import Any
 
 from continuity_checks.checks.captures import model
 from continuity_checks.checks.captures import rules as cx
+from continuity_checks.checks.captures.layout import (
+    CAPTURE,
+    CYCLE_BASE,
+    MANIFEST,
+    PROJECTION,
+    REQUIRED,
+    Settings,
+    is_decision_dir,
+)
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
@@ -19,14 +28,6 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.hashing import parse_digest
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
-
-MANIFEST = "manifest.json"
-CAPTURE = "capture.json"
-PROJECTION = "projection.json"
-REQUIRED = "required-context.json"
-DELIVERY = "delivery.json"
-CYCLE_BASE = "cycle-base.json"
-CYCLE_DELTA = "cycle-delta.json"
 
 SCHEMA = {
     "manifest": "loopx-capture-manifest",
@@ -40,20 +41,6 @@ SCHEMA_RULE = {
     "delivery": cx.DELIVERY_SCHEMA,
     "cycle-delta": cx.CYCLE_DELTA_SCHEMA,
 }
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The family's options, as the checks need them."""
-
-    capture_digest: model.DigestBasis = "raw"
-    selection_digest: model.SelectionHypothesis = "H1"
-    relaxed_refs: bool = False
-    max_depth: int = strict_json.DEFAULT_MAX_DEPTH
-
-
-def is_decision_dir(directory: str) -> bool:
-    return posixpath.basename(directory).startswith("decision-")
 
 
 def escape(snapshot: Snapshot, directory: str, path: str) -> str | Unreadable | None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from continuity_checks.checks.captures import files, model
+from continuity_checks.checks.captures import layout, model
 from continuity_checks.checks.captures.model import ScanError
 from continuity_checks.core import atomic, hashing, schemas, strict_json
 
@@ -56,9 +56,9 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
     digest is left alone; one that pins another is a refusal."""
     mode = "capture-manifest"
     name = capture or (
-        files.PROJECTION
-        if files.is_decision_dir(os.path.basename(os.path.abspath(directory)))
-        else files.CAPTURE
+        layout.PROJECTION
+        if layout.is_decision_dir(os.path.basename(os.path.abspath(directory)))
+        else layout.CAPTURE
     )
     refused = model.inside_name(name)
     if refused is not None:
@@ -78,7 +78,7 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
         "capture_sha256": sha,
         "capture_bytes": found.size,
     }
-    target = os.path.join(directory, files.MANIFEST)
+    target = os.path.join(directory, layout.MANIFEST)
     text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     result = {"ok": True, "mode": mode, "manifest": target, "capture_sha256": sha,
               "capture_bytes": found.size}  # fmt: skip

@@ -13,6 +13,14 @@ from typing import Any
 
 from continuity_checks.checks.captures import files, model
 from continuity_checks.checks.captures import rules as cx
+from continuity_checks.checks.captures.layout import (
+    CAPTURE,
+    CYCLE_BASE,
+    CYCLE_DELTA,
+    PROJECTION,
+    REQUIRED,
+    is_decision_dir,
+)
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
 from continuity_checks.core.family import STAGED, Change, CommitContext
@@ -21,13 +29,13 @@ from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 # files that may be replaced inside a capture directory that is not a decision directory: a
 # cycle's baseline and delta and the necessary view move on with the cycle
-_MUTABLE = frozenset({files.CYCLE_BASE, files.CYCLE_DELTA, files.REQUIRED})
+_MUTABLE = frozenset({CYCLE_BASE, CYCLE_DELTA, REQUIRED})
 
 
 def published(change: Change, before: Snapshot) -> bool:
     """Whether the old version of ``change`` is a published capture file."""
     directory, name = posixpath.split(change.path)
-    if files.is_decision_dir(directory) or change.kind == "reader":
+    if is_decision_dir(directory) or change.kind == "reader":
         return True
     if change.kind == "manifest":
         old = change.old()
@@ -36,7 +44,7 @@ def published(change: Change, before: Snapshot) -> bool:
         return parsed is not None and isinstance(parsed[1], dict) and "capture_file" in parsed[1]
     if change.kind == "capture":
         return files.manifest_names(before, directory, name)
-    return name not in _MUTABLE and files.manifest_names(before, directory, files.CAPTURE)
+    return name not in _MUTABLE and files.manifest_names(before, directory, CAPTURE)
 
 
 def check_commit(context: CommitContext, claims: Callable[[str], str | None]) -> Iterable[Finding]:
@@ -55,8 +63,8 @@ def _names(kind: str, value: dict[str, Any]) -> Iterator[tuple[str, object]]:
             yield jp.append("/files", name), name
     if kind == "delivery":
         for key, name in (
-            ("projection_sha256", files.PROJECTION),
-            ("required_context_sha256", files.REQUIRED),
+            ("projection_sha256", PROJECTION),
+            ("required_context_sha256", REQUIRED),
         ):
             if key in value:
                 yield "/" + key, name
@@ -65,7 +73,7 @@ def _names(kind: str, value: dict[str, Any]) -> Iterator[tuple[str, object]]:
             if isinstance(entry, dict) and "file" in entry:
                 yield f"/{key}/file", entry["file"]
     if kind == "cycle-delta":
-        yield "/base_sha256", files.CYCLE_BASE
+        yield "/base_sha256", CYCLE_BASE
 
 
 def _symlinks_out(context: CommitContext, claims: Callable[[str], str | None]) -> list[Finding]:

@@ -11,15 +11,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from continuity_checks.core import canonical_json, strict_json
 from continuity_checks.core import pointer as jp
 from continuity_checks.core.hashing import parse_digest
 
 SCHEMA_VERSION = 1
-DigestBasis = Literal["raw", "canonical"]
-SelectionHypothesis = Literal["H1", "H2", "shape"]
 
 
 class Missing:
