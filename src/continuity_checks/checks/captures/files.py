@@ -24,7 +24,7 @@ from continuity_checks.checks.captures.layout import (
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
-from continuity_checks.core.findings import Finding
+from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.hashing import parse_digest
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -35,6 +35,7 @@ SCHEMA = {
     "delivery": "loopx-delivery",
     "cycle-delta": "loopx-cycle-delta",
 }
+DELTA_RFC6902 = "loopx-cycle-delta-rfc6902"  # the schema under delta-ops = "rfc6902"
 SCHEMA_RULE = {
     "manifest": cx.MANIFEST_SCHEMA,
     "reader": cx.READER_SCHEMA,
@@ -100,7 +101,10 @@ class Checker:
         """Schema findings (one per failing member); whether the value is valid."""
         assert self.doc is not None
         value = self.doc.value
-        validator = schemas.validator(SCHEMA[kind])
+        name = SCHEMA[kind]
+        if kind == "cycle-delta" and self.settings.delta_ops == "rfc6902":
+            name = DELTA_RFC6902
+        validator = schemas.validator(name)
         if validator.is_valid(value):
             return True
         rule = SCHEMA_RULE[kind]
@@ -569,6 +573,8 @@ def check_reader(
                     f"/select/{index}",
                     f"expected each pointer once, found {quote(pointer)} again",
                 )
+                if settings.duplicate_pointers == "reject":  # an error, not the warning
+                    c.findings[-1] = c.findings[-1].with_severity(Severity.ERROR)
             seen.add(pointer if isinstance(pointer, str) else None)
     capture = (
         c.named(value.get("capture_file"), "/capture_file") if "capture_file" in value else None
@@ -754,7 +760,7 @@ def _check_restore(c: Checker, base_path: str, delta_path: str) -> None:
     if model.MISSING in (base, delta, projection) or not isinstance(delta, dict):
         return  # reported by the files' own checks
     try:
-        restored = model.apply_delta(base, delta.get("operations", []))
+        restored = model.apply_delta(base, delta.get("operations", []), c.settings.delta_ops)
     except model.DeltaError:
         return  # CX126 on the delta itself
     if model.canonical_bytes(restored) != model.canonical_bytes(projection):
@@ -801,7 +807,7 @@ def check_cycle_delta(
     if base is model.MISSING:
         return c.findings
     try:
-        restored = model.apply_delta(base, value["operations"])
+        restored = model.apply_delta(base, value["operations"], settings.delta_ops)
     except model.DeltaError as exc:
         c.at(cx.BAD_OPERATION, exc.pointer, f"operation {exc.index}: {exc}")
         return c.findings

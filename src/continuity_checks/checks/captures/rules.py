@@ -123,7 +123,8 @@ DUPLICATE_POINTER = rule(
     FAMILY,
     "a pointer is selected twice",
     """LoopX merges several --select options into one read; a pointer given twice is kept as given
-    (this project only flags it: it is lenient, LoopX may reject it).""",
+    (this project only flags it: it is lenient, LoopX may reject it). With [captures]
+    duplicate-pointers = "reject" it is an error, and `continuity capture read` refuses it.""",
     severity=W,
     hint="select each pointer once",
 )
@@ -170,7 +171,9 @@ CYCLE_DELTA_SCHEMA = rule(
     "cycle-delta.json does not match its schema",
     """A cycle delta is a JSON object with schema_version 1, base_sha256, target_sha256 and
     operations: add {path, value}, replace {path, value}, remove {path}, move {from, path},
-    reorder {path, order}, ref {path, from}. Schema: loopx-cycle-delta.""",
+    reorder {path, order}, ref {path, from}. Schema: loopx-cycle-delta. With [captures]
+    delta-ops = "rfc6902" the operations are RFC 6902's (add, remove, replace, move, copy
+    {from, path}, test {path, value}); schema loopx-cycle-delta-rfc6902.""",
     hint="write the delta with `continuity capture diff BASE CURRENT`",
 )
 BASE_DIGEST = rule(
