@@ -654,3 +654,15 @@ def test_bad_bytes_are_messages_not_tracebacks(root: Path, cli: Any) -> None:
         assert cli("show", "--conversation", name).message
     (root / "PROJECT.md").write_bytes(b"\xff")
     assert cli("rebuild-context").message.startswith("PROJECT.md is not valid UTF-8")
+
+
+def test_update_refuses_to_write_a_number_beyond_a_double(root: Path, cli: Any) -> None:
+    """The helper never writes what the checker rejects: 1e999 would come back as Infinity."""
+    started = cli("start", "--source", "codex", "--started-at", T1).json
+    path = root / started["_path"]
+    original = path.read_bytes().replace(b'"changes"', b'"n":1e999,"changes"')
+    path.write_bytes(original)
+    result = cli("update", "--conversation", str(path), "--updated-at", T2, "--change", "b")
+    assert result.code != 0
+    assert "Infinity" in result.err or "beyond a double" in result.err
+    assert path.read_bytes() == original  # nothing written

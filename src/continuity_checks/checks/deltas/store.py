@@ -73,6 +73,10 @@ WENT_BACK = (
     "updated_at cannot go back: expected {} or later, found {} "
     "(continuity verify reports it as DL205)"
 )
+NOT_FINITE = (
+    "conversation delta holds a number JSON cannot write (NaN, or beyond a double such as 1e999);"
+    " refusing to write it as Infinity"
+)
 NOT_UNICODE = "conversation delta text must be valid Unicode (lone surrogates cannot be stored)"
 
 CONVERSATION_PREFIX = "conversation:"
@@ -145,9 +149,14 @@ def _read_entry(path: str) -> bytes:
 
 def serialise(record: JSONObject) -> bytes:
     """The prototype's on-disk form: one compact JSON line, raw non-ASCII, then ``\\n``."""
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
     try:
-        return text.encode("utf-8")
+        # allow_nan=False: a number beyond a double (1e999 read back as infinity) or NaN would be
+        # written as Infinity / NaN, which is not JSON and which `continuity check` rejects (CC006)
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise DeltaError(NOT_FINITE) from None
+    try:
+        return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:
         raise DeltaError(NOT_UNICODE) from None
 
