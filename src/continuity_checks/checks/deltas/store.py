@@ -20,7 +20,7 @@ import errno
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -209,9 +209,34 @@ class DeltaStore:
 
     # ------------------------------------------------------------------ writing
 
-    def lock(self) -> AbstractContextManager[None]:
-        """The store's writer lock (not re-entrant; every write operation takes it itself)."""
-        return atomic.locked(self.lock_path, self.lock_timeout)
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """The store's writer lock (not re-entrant; every write operation takes it itself).
+        Holding it, no other helper is writing: a temp file left in ``changes/`` is what a
+        killed writer left, and is removed before anything else happens (``check`` would
+        report it as DL112 until then)."""
+        with atomic.locked(self.lock_path, self.lock_timeout):
+            self._remove_stale_temp_files()
+            yield
+
+    def _remove_stale_temp_files(self) -> None:
+        """Remove ``changes/.*.tmp`` (this helper's temp files, and the prototype's
+        ``.X.json.*.tmp``), inside the root only."""
+        directory = os.path.realpath(self.changes_dir)
+        root = os.path.realpath(self.root)
+        if not directory.startswith(root.rstrip(os.sep) + os.sep):
+            return
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            return  # no changes/ yet, or unreadable: the operation itself says so
+        for entry in entries:
+            if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        os.unlink(entry.path)
+                except OSError:
+                    pass  # another process removed it, or it cannot be: DL112 will tell
 
     def init(self) -> list[str]:
         """Create what is missing (§4.1); return the report lines (empty: already initialised)."""
