@@ -4,6 +4,7 @@ to fool). Real temporary repositories, the real CLI, from the top and from subdi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,29 @@ def test_hostile_input_gives_bounded_output(
     summary, shown = document["summary"], len(document["findings"])
     assert summary["errors"] > shown
     assert summary["not_shown"] == summary["errors"] + summary["warnings"] - shown
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "text", "github"])
+def test_file_names_that_are_not_utf8_give_valid_utf8_reports(tmp_path: Path, fmt: str) -> None:
+    changes = tmp_path / ".deltalayer" / "changes"
+    changes.mkdir(parents=True)
+    (changes / os.fsdecode(b"bad\xff.json")).write_text("{}")
+    result = subprocess.run(
+        [sys.executable, "-m", "continuity_checks", "check", "--all", "--format", fmt],
+        cwd=tmp_path, capture_output=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1
+    text = result.stdout.decode("utf-8")  # valid UTF-8, or this raises
+    if fmt in ("json", "sarif"):
+        text = json.dumps(json.loads(text), ensure_ascii=False)  # the strings as read back
+        assert "bad\\\\xff.json" in text
+    else:
+        assert "bad\\xff.json" in text
+
+
+def test_escaped_keeps_every_string_valid() -> None:
+    from continuity_checks.core.findings import escaped
+
+    assert escaped("plain ü") == "plain ü"
+    assert escaped(os.fsdecode(b"a\xffb")) == "a\\xffb"
+    assert escaped("lone \ud800") == "lone \\ud800"
