@@ -232,3 +232,27 @@ def test_escaped_keeps_every_string_valid() -> None:
     assert escaped("plain ü") == "plain ü"
     assert escaped(os.fsdecode(b"a\xffb")) == "a\\xffb"
     assert escaped("lone \ud800") == "lone \\ud800"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_on_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**PROJECT, NAME: BAD})
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(tmp_path)],
+            stdout=full, stderr=subprocess.PIPE, check=False,
+        )  # fmt: skip
+    assert result.returncode == 2
+    assert (
+        result.stderr.decode() == "continuity: cannot write the report: No space left on device\n"
+    )
+
+
+def test_a_deleted_working_directory_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "$0" -m continuity_checks check --all'
+    result = subprocess.run(["sh", "-c", script, sys.executable], capture_output=True, check=False)
+    assert result.returncode == 2
+    assert b"the current directory no longer exists" in result.stderr
+    assert b"Traceback" not in result.stderr
