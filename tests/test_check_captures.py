@@ -448,11 +448,15 @@ def test_one_changed_byte_is_caught_everywhere_it_matters(tmp_path: Path) -> Non
 def test_a_capture_symlinked_out_of_its_directory_is_cx102(
     tmp_path: Path, run_json: RunCLI, target: str, where: str
 ) -> None:
-    """The target holds the very bytes the manifest and reader pin: were it hashed, both would
-    pass. The only findings are CX102 at the names, so it was never hashed nor followed."""
+    """The target's bytes differ from what the manifest and reader pin (a duplicate key): were
+    it hashed, CX104 and CX111 would follow, and were capture.json judged, CC005. The only
+    findings are CX102 at the names: it was never hashed, followed or judged."""
     files = {k: v for k, v in build().items() if k.startswith(CAP)}
     write_tree(tmp_path, {**{k: v for k, v in files.items() if k != C}, where: files[C]})
     (tmp_path / C).symlink_to(target)
+    (tmp_path / where).write_text(
+        files[C].replace('"goal_id": "g-1",', '"goal_id": "g-1", "goal_id": "g-1",')
+    )
     code, report = run_json("check", "--all", "--root", str(tmp_path))
     assert (code, sorted(findings_of(report))) == (
         1,
