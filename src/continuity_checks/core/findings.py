@@ -135,4 +135,3 @@ def _printable(finding: Finding) -> Finding:
     if (path, message, hint) == (finding.path, finding.message, finding.hint):
         return finding
     return replace(finding, path=path, message=message, hint=hint)
-
