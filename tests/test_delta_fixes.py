@@ -684,3 +684,17 @@ def test_temp_files_a_killed_writer_left_are_removed_under_the_lock(
     assert keep.read_text() == "mine"
     code, report = run_json("check", "--all", "--root", str(root))
     assert (code, report["findings"]) == (0, [])
+
+
+def test_a_symlinked_lock_is_refused_and_nothing_is_touched(root: Path, cli: Any) -> None:
+    cli("init")
+    legacy = root / ".deltalayer" / "changes.jsonl"
+    legacy.write_text('{"time":"2026-09-21","source":"h","changes":["a"]}\n')
+    lock = root / ".deltalayer" / ".lock"
+    if lock.exists() or lock.is_symlink():
+        lock.unlink()
+    lock.symlink_to("changes.jsonl")
+    result = cli("start", "--source", "codex", "--started-at", T1)
+    assert result.code == 2 and "symlink" in result.err
+    assert legacy.read_text() == '{"time":"2026-09-21","source":"h","changes":["a"]}\n'
+    assert list((root / ".deltalayer" / "changes").glob("*.json")) == []

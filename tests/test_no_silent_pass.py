@@ -256,3 +256,22 @@ def test_a_deleted_working_directory_is_one_line_and_exit_2(tmp_path: Path) -> N
     assert result.returncode == 2
     assert b"the current directory no longer exists" in result.stderr
     assert b"Traceback" not in result.stderr
+
+
+def test_a_directory_that_cannot_be_listed_is_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As root every directory can be listed, so the refusal is the operating system's answer
+    played back: what ``--all`` does with it is what is tested."""
+    write_tree(tmp_path, {**PROJECT, NAME: GOOD, "locked/.deltalayer/changes/x.json": "{}"})
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, found = report(capsys, "check", "--all", "--root", str(tmp_path))
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in found["findings"]] == [("CC001", "locked")]  # type: ignore[index]
