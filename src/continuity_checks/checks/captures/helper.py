@@ -106,14 +106,18 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
 
 
 def verify(directory: str) -> Result:
-    """Every captures check on the files under ``directory``, with the configuration found
-    there (``.continuity.toml``, or ``[tool.continuity]`` in ``pyproject.toml``)."""
+    """Every captures check on the files under ``directory``, as ``continuity check DIR`` runs
+    them: from the top of the repository that holds it, with its configuration."""
     from continuity_checks import checks, engine
     from continuity_checks.core import config as config_module
 
+    # from the repository's top, as `continuity check DIR` does: a decision directory is known by
+    # its name (decision-<id>/), which a check rooted inside it would not see
+    top = config_module.project_root(Path(directory))
+    under = engine.relative(top, directory) or ""
     try:
-        config = config_module.load(Path(directory), checks.known())
-        report = engine.check(Path(directory), config, under=("",), only=("captures",))
+        config = config_module.load(top, checks.known())
+        report = engine.check(top, config, under=(under,), only=("captures",))
     except config_module.ConfigError as exc:  # a bad key, or a bad value of a family option
         return _refuse("capture-verify", "CONFIG_INVALID", f"configuration error in {exc}")
     findings = [f.to_dict() for f in report.sorted_findings()]
