@@ -500,6 +500,31 @@ def test_verify_rebuilds_the_pins_at_a_merge(repo: GitRepo, run_json: RunCLI) ->
     assert side != main
 
 
+def test_verify_a_broken_listing_keeps_pinning_and_an_excluded_one_pins_nothing(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """A manifest version that does not parse keeps what the last good version pinned (its
+    error is file mode's); a listing the configuration excludes is never read, so the file it
+    lists is free (the engine hands over none of its changes to keep the map true)."""
+    base = repo.commit(
+        "files",
+        {
+            ".continuity.toml": 'exclude = ["vendor/**"]\n',
+            "a.txt": A,
+            "v.txt": B,
+            M: manifest(art(A, "a.txt")),
+            "vendor/SHA256SUMS": sums((B, "v.txt")),
+        },
+    )
+    repo.commit("break the manifest", {M: b"{"})
+    edited = repo.commit("edit a and v", {"a.txt": C, "v.txt": C})
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert code == 1
+    assert [(f["rule"], f["path"], f["commit"]) for f in report["findings"]] == [
+        ("PV203", M, edited)
+    ]
+
+
 def test_staged_change_of_an_original_is_caught(
     repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
