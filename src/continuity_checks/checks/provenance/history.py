@@ -180,15 +180,15 @@ def _listings(family: ProvenanceFamily, tree: Snapshot) -> Iterator[tuple[str, s
 
 
 def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Finding]:
-    sha = context.commit.sha
     pins = family.pins
     if pins is None or pins.at != context.before.commit:
         pins = family.pins = Pins.build(family, context.before)
     # the originals this commit changes or deletes, as the listings pinned them at the parent
-    touched = _touched(pins, context.paths)
+    touched = _touched(pins, context.paths) if pins.by_path else []
     pins.at = context.after.commit
     if not context.changes and not touched:
         return []  # the commit touches no listing and no listed original: the usual case
+    sha = context.commit.sha
     before: dict[str, Listed] = {}
     after: dict[str, Listed] = {}
     deleted: dict[str, list[Listed]] = {}
@@ -237,8 +237,6 @@ def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Findi
 def _touched(pins: Pins, paths: Sequence[RawChange]) -> list[tuple[RawChange, dict[str, Listed]]]:
     """The changes of listed originals among ``paths``, each with the entries that pinned it at
     the parent. An added path was not there to keep; a change of mode alone keeps the bytes."""
-    if not pins.by_path:
-        return []
     by_path = pins.by_path
     return [
         (c, dict(by_path[c.path]))
