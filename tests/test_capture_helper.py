@@ -375,3 +375,17 @@ def test_property_delta_of_similar_documents_is_much_smaller(pair: tuple[object,
     assert model.canonical_bytes(model.apply_delta(a, operations)) == model.canonical_bytes(b)
     size_b = len(model.canonical_bytes(b))
     assert len(model.canonical_bytes(operations)) < size_b / 3
+
+
+def test_verify_of_a_decision_directory_agrees_with_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`capture verify DIR` runs from the repository's top, as `check DIR` does: inside a
+    decision-<id>/ directory its projection.json is the capture (a check rooted there would not
+    see the directory's name and miss it)."""
+    from tests.conftest import EXAMPLES
+
+    decision = next(EXAMPLES.glob("captures/decision-*"))
+    code, out, _ = run(capsys, "verify", str(decision))
+    assert (code, out["ok"], out["findings"]) == (0, True, [])
+    assert out["files"] == len([p for p in decision.iterdir() if p.is_file()])

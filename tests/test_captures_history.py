@@ -112,3 +112,25 @@ def test_a_staged_rewrite_is_caught_before_the_commit(
     found = {(f["rule"], f["path"], f["commit"]) for f in report["findings"]}
     assert ("CX201", path, "staged") in found
     assert ("CX104", CAP + "manifest.json", None) in found  # and the file checks say why
+
+
+def _symlinked_capture(repo: GitRepo, target: str, extra: dict[str, str]) -> str:
+    """Commit a new capture directory caps/c3/ whose capture.json is a symlink to ``target``."""
+    files = {k.replace("c1/", "c3/"): v for k, v in build().items() if k.startswith(CAP)}
+    capture = files.pop("caps/c3/capture.json")
+    repo.write({**files, **{k: capture for k in extra}})
+    (repo.path / "caps/c3/capture.json").symlink_to(target)
+    return repo.commit("a capture by symlink")
+
+
+def test_a_committed_symlink_out_of_the_directory_is_cx102(repo: GitRepo, verify: Verify) -> None:
+    sha = _symlinked_capture(repo, "../c2/capture.json", {"caps/c2/capture.json": ""})
+    assert sorted(verify()) == [
+        ("CX102", "caps/c3/first.reader.json", sha),
+        ("CX102", "caps/c3/manifest.json", sha),
+    ]
+
+
+def test_a_committed_symlink_inside_the_directory_passes(repo: GitRepo, verify: Verify) -> None:
+    _symlinked_capture(repo, "capture-v1.json", {"caps/c3/capture-v1.json": ""})
+    assert verify() == []

@@ -4,6 +4,8 @@ the real CLI on a real directory."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -437,3 +439,70 @@ def test_one_changed_byte_is_caught_everywhere_it_matters(tmp_path: Path) -> Non
         assert expected in _check(root), (path, index)
         caught += 1
     assert caught == len(cases) > 250
+
+
+@pytest.mark.parametrize(
+    ("target", "where"),
+    [("../c2/capture.json", "caps/c2/capture.json"), ("../../stash/capture.json", "stash/capture.json")],
+)  # fmt: skip
+def test_a_capture_symlinked_out_of_its_directory_is_cx102(
+    tmp_path: Path, run_json: RunCLI, target: str, where: str
+) -> None:
+    """The target's bytes differ from what the manifest and reader pin (a duplicate key): were
+    it hashed, CX104 and CX111 would follow, and were capture.json judged, CC005. The only
+    findings are CX102 at the names: it was never hashed, followed or judged."""
+    files = {k: v for k, v in build().items() if k.startswith(CAP)}
+    write_tree(tmp_path, {**{k: v for k, v in files.items() if k != C}, where: files[C]})
+    (tmp_path / C).symlink_to(target)
+    (tmp_path / where).write_text(
+        files[C].replace('"goal_id": "g-1",', '"goal_id": "g-1", "goal_id": "g-1",')
+    )
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, sorted(findings_of(report))) == (
+        1,
+        [("CX102", R, "/capture_file"), ("CX102", M, "/capture_file")],
+    )
+    assert all(where in f["message"] for f in report["findings"])
+
+
+def test_a_cycle_base_symlinked_out_of_its_directory_is_cx102(
+    tmp_path: Path, run_json: RunCLI
+) -> None:
+    files = build()
+    write_tree(
+        tmp_path, {**{k: v for k, v in files.items() if k != CB}, "elsewhere/b.json": files[CB]}
+    )
+    (tmp_path / CB).symlink_to("../../elsewhere/b.json")
+    _, report = run_json("check", "--all", "--root", str(tmp_path))
+    found = findings_of(report)
+    assert ("CX102", CD, "/base_sha256") in found
+    assert {rule for rule, _, _ in found} == {"CX102"}
+
+
+def test_a_capture_symlinked_inside_its_directory_passes(tmp_path: Path, run_json: RunCLI) -> None:
+    files = build()
+    write_tree(
+        tmp_path, {**{k: v for k, v in files.items() if k != C}, CAP + "capture-v1.json": files[C]}
+    )
+    (tmp_path / C).symlink_to("capture-v1.json")
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_the_commit_hook_does_not_import_the_check_modules() -> None:
+    """Building the family and asking it to claim paths (what the commit hook does for every
+    staged path) imports none of the check modules; a check imports them when it runs."""
+    script = """
+import sys
+from continuity_checks.checks.captures.family import CapturesFamily
+from continuity_checks.core.config import Config
+family = CapturesFamily(Config())
+assert family.claims("caps/c1/manifest.json") == "manifest"
+assert family.claims("caps/decision-x/delivery.json") == "delivery"
+heavy = ["files", "model", "history", "helper", "rules"]
+print(sorted(m for m in heavy if "continuity_checks.checks.captures." + m in sys.modules))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"

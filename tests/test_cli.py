@@ -151,9 +151,9 @@ def test_schema_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0 and json.loads(out) == schemas.load("deltalayer-conversation-delta")
     assert run(capsys, "schema", "show", "nope")[0] == 2
     assert run(capsys, "schema", "export", str(tmp_path / "out"))[0] == 0
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
         f"{n}.schema.json" for n in schemas.names()
-    ]
+    )
 
 
 def test_github_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

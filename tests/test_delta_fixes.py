@@ -654,3 +654,47 @@ def test_bad_bytes_are_messages_not_tracebacks(root: Path, cli: Any) -> None:
         assert cli("show", "--conversation", name).message
     (root / "PROJECT.md").write_bytes(b"\xff")
     assert cli("rebuild-context").message.startswith("PROJECT.md is not valid UTF-8")
+
+
+def test_update_refuses_to_write_a_number_beyond_a_double(root: Path, cli: Any) -> None:
+    """The helper never writes what the checker rejects: 1e999 would come back as Infinity."""
+    started = cli("start", "--source", "codex", "--started-at", T1).json
+    path = root / started["_path"]
+    original = path.read_bytes().replace(b'"changes"', b'"n":1e999,"changes"')
+    path.write_bytes(original)
+    result = cli("update", "--conversation", str(path), "--updated-at", T2, "--change", "b")
+    assert result.code != 0
+    assert "Infinity" in result.err or "beyond a double" in result.err
+    assert path.read_bytes() == original  # nothing written
+
+
+def test_temp_files_a_killed_writer_left_are_removed_under_the_lock(
+    root: Path, cli: Any, run_json: Any
+) -> None:
+    started = cli("start", "--source", "codex", "--started-at", T1).json
+    changes = root / ".deltalayer" / "changes"
+    left = [changes / ".0123456789ab.tmp", changes / f".{Path(started['_path']).name}.x1y2.tmp"]
+    for path in left:
+        path.write_bytes(b'{"started_at":')  # torn, as a kill leaves it
+    keep = changes / "notes.tmp.txt"  # not a temp file of a writer: left alone
+    keep.write_text("mine")
+    assert run_json("check", "--all", "--root", str(root))[0] == 1  # DL112 until then
+    cli("update", "--conversation", started["_path"], "--updated-at", T2, "--change", "b")
+    assert not any(path.exists() for path in left)
+    assert keep.read_text() == "mine"
+    code, report = run_json("check", "--all", "--root", str(root))
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_a_symlinked_lock_is_refused_and_nothing_is_touched(root: Path, cli: Any) -> None:
+    cli("init")
+    legacy = root / ".deltalayer" / "changes.jsonl"
+    legacy.write_text('{"time":"2026-09-21","source":"h","changes":["a"]}\n')
+    lock = root / ".deltalayer" / ".lock"
+    if lock.exists() or lock.is_symlink():
+        lock.unlink()
+    lock.symlink_to("changes.jsonl")
+    result = cli("start", "--source", "codex", "--started-at", T1)
+    assert result.code == 2 and "symlink" in result.err
+    assert legacy.read_text() == '{"time":"2026-09-21","source":"h","changes":["a"]}\n'
+    assert list((root / ".deltalayer" / "changes").glob("*.json")) == []

@@ -377,3 +377,176 @@ def test_verify_passes_a_growing_listing(repo: GitRepo, run_json: RunCLI) -> Non
     repo.commit("move", {"evidence/SHA256SUMS": sums((B, "b.txt"), (A, "a.txt"))},
                 delete=["SHA256SUMS"])  # fmt: skip
     assert verify(run_json, repo, base) == (0, [])
+
+
+# --- PV203 at every commit: an original changed or deleted without its listing ----------------
+
+
+def findings_of(report: dict[str, Any]) -> list[tuple[str, str, str, int | None, str | None]]:
+    return [
+        (f["rule"], f["path"], f["commit"], f["line"], f.get("pointer")) for f in report["findings"]
+    ]
+
+
+def verify_range(run_json: RunCLI, repo: GitRepo, base: str, *extra: str) -> tuple[int, Any]:
+    return run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path), *extra)
+
+
+def test_verify_an_original_changed_alone_is_pv203_at_its_line(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """The listing was committed before the range: what it pins is read at the range's start."""
+    repo.commit("files", {"a.txt": A, "b.txt": B, "SHA256SUMS": sums((A, "a.txt"), (B, "b.txt"))})
+    base = repo.commit("unrelated", {"notes.txt": "x\n"})
+    repo.commit("unrelated again", {"notes.txt": "y\n"})
+    edited = repo.commit("edit b alone", {"b.txt": C})
+    code, report = verify_range(run_json, repo, base)
+    assert code == 1
+    assert findings_of(report) == [("PV203", "SHA256SUMS", edited, 2, None)]
+    message = report["findings"][0]["message"]
+    assert f"expected the original's bytes to stay (SHA-256 {h(B)}), found SHA-256 {h(C)}" in (
+        message
+    )
+
+
+def test_verify_an_original_deleted_alone_is_pv203(repo: GitRepo, run_json: RunCLI) -> None:
+    """A deletion is PV203 too (an original's bytes never change; gone is a change): see
+    docs/decisions.md."""
+    base = repo.commit(
+        "files", {"a.txt": A, "b.txt": B, "SHA256SUMS": sums((A, "a.txt"), (B, "b.txt"))}
+    )
+    deleted = repo.commit("delete a alone", delete=["a.txt"])
+    code, report = verify_range(run_json, repo, base)
+    assert code == 1
+    assert findings_of(report) == [("PV203", "SHA256SUMS", deleted, 1, None)]
+    assert "found the file deleted" in report["findings"][0]["message"]
+
+
+def test_verify_a_manifest_original_changed_alone_is_pv203_at_its_pointer(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    base = repo.commit("evidence", dict(MBASE))
+    edited = repo.commit("edit a", {"a.txt": C})
+    repo.commit("edit the derived b", {"b.txt": C})  # a derived artifact may be remade
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert code == 1
+    assert findings_of(report) == [("PV203", M, edited, 6, "/artifacts/0/sha256")]
+
+
+def test_verify_passes_commits_around_listed_originals(repo: GitRepo, run_json: RunCLI) -> None:
+    """Near-misses: unlisted files change, a listed file's mode alone changes, a file is added
+    where a listing names a missing one, and with ``relative-to = "sums-file"`` a file of the
+    same name beside another listing is not pinned."""
+    base = repo.commit(
+        "files",
+        {
+            ".continuity.toml": '[provenance]\nrelative-to = "sums-file"\n',
+            "a.txt": A,
+            "notes.txt": "n\n",
+            "SHA256SUMS": sums((A, "a.txt"), (B, "later.txt")),
+            "sub/c.txt": C,
+            "sub/SHA256SUMS": sums((C, "c.txt")),
+        },
+    )
+    repo.commit("unlisted", {"notes.txt": "m\n", "c.txt": A})  # c.txt at the root: not pinned
+    (repo.path / "a.txt").chmod(0o755)
+    repo.commit("mode only")
+    repo.commit("the missing file arrives", {"later.txt": B})
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert (code, findings_of(report)) == (0, [])
+    edited = repo.commit("edit the nested original", {"sub/c.txt": A})
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert (code, findings_of(report)) == (1, [("PV203", "sub/SHA256SUMS", edited, 1, None)])
+
+
+def test_verify_pins_follow_the_listings_through_the_range(repo: GitRepo, run_json: RunCLI) -> None:
+    """Pins move with the listings: an entry removed with its file is PV202 alone; once gone,
+    its file is free; a file listed in the range is pinned from that commit on; an entry moved
+    to a renamed listing stays pinned."""
+    base = repo.commit("files", {"a.txt": A, "b.txt": B, "SHA256SUMS": sums((A, "a.txt"))})
+    dropped = repo.commit("drop a with its entry", {"a.txt": C, "SHA256SUMS": b""})
+    repo.commit("a is free now", {"a.txt": B})
+    repo.commit("list b", {"SHA256SUMS": sums((B, "b.txt"))})
+    repo.commit(
+        "move the listing", {"evidence/SHA256SUMS": sums((B, "b.txt"))}, delete=["SHA256SUMS"]
+    )
+    edited = repo.commit("edit b", {"b.txt": A})
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert code == 1
+    assert [(r, p, c) for r, p, c, _, _ in findings_of(report)] == [
+        ("PV202", "SHA256SUMS", dropped),
+        ("PV203", "evidence/SHA256SUMS", edited),
+    ]
+
+
+def test_verify_rebuilds_the_pins_at_a_merge(repo: GitRepo, run_json: RunCLI) -> None:
+    """Each branch lists the file the other edits. Whichever branch is walked first, the other's
+    commit is judged by its own parent's listings (its file not listed there), not by what the
+    walk saw just before; the merge then brings a change of a listed original into the
+    mainline (PV203) and an entry its tree does not match (PV104)."""
+    base = repo.commit("files", {"b.txt": B, "c.txt": C})
+    repo.git("checkout", "-q", "-b", "side")
+    side = repo.commit("list b, edit c", {"side.sha256": sums((B, "b.txt")), "c.txt": A})
+    repo.git("checkout", "-q", "main")
+    main = repo.commit("list c, edit b", {"main.sha256": sums((C, "c.txt")), "b.txt": A})
+    repo.git("merge", "-q", "--no-ff", "--no-edit", "side")
+    merge = repo.head()
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert code == 1
+    assert sorted((f["rule"], f["path"], f["commit"]) for f in report["findings"]) == [
+        ("PV104", "side.sha256", merge),
+        ("PV203", "main.sha256", merge),
+    ]
+    assert side != main
+
+
+def test_verify_a_broken_listing_keeps_pinning_and_an_excluded_one_pins_nothing(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """A manifest version that does not parse keeps what the last good version pinned (its
+    error is file mode's); a listing the configuration excludes is never read, so the file it
+    lists is free (the engine hands over none of its changes to keep the map true)."""
+    base = repo.commit(
+        "files",
+        {
+            ".continuity.toml": 'exclude = ["vendor/**"]\n',
+            "a.txt": A,
+            "v.txt": B,
+            M: manifest(art(A, "a.txt")),
+            "vendor/SHA256SUMS": sums((B, "v.txt")),
+        },
+    )
+    repo.commit("break the manifest", {M: b"{"})
+    edited = repo.commit("edit a and v", {"a.txt": C, "v.txt": C})
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert code == 1
+    assert [(f["rule"], f["path"], f["commit"]) for f in report["findings"]] == [
+        ("PV203", M, edited)
+    ]
+
+
+def test_staged_change_of_an_original_is_caught(
+    repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit hook judges the commit being made: an original edited alone, staged."""
+    repo.commit("files", {"a.txt": A, "SHA256SUMS": sums((A, "a.txt")), "n.txt": "x\n"})
+    monkeypatch.chdir(repo.path)
+    repo.write({"n.txt": "y\n"})
+    repo.git("add", "-A")
+    assert run_json("check", "--staged", "n.txt")[0] == 0  # an unlisted file: passes
+    repo.write({"a.txt": B})
+    repo.git("add", "-A")
+    code, report = run_json("check", "--staged", "a.txt")
+    assert code == 1
+    assert findings_of(report) == [("PV203", "SHA256SUMS", "staged", 1, None)]
+    repo.git("rm", "-q", "--cached", "a.txt")
+    code, report = run_json("check", "--staged", "--family", "provenance")
+    assert (code, [f["rule"] for f in report["findings"]]) == (1, ["PV203"])
+    assert "found the file deleted" in report["findings"][0]["message"]
+
+
+def test_the_listings_walk_skips_what_the_engine_skips() -> None:
+    from continuity_checks import engine
+    from continuity_checks.checks.provenance import history
+
+    assert frozenset(engine.SKIP_DIRS) == history.SKIP_DIRS

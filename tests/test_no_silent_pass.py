@@ -4,6 +4,7 @@ to fool). Real temporary repositories, the real CLI, from the top and from subdi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,72 @@ def test_hostile_input_gives_bounded_output(
     summary, shown = document["summary"], len(document["findings"])
     assert summary["errors"] > shown
     assert summary["not_shown"] == summary["errors"] + summary["warnings"] - shown
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "text", "github"])
+def test_file_names_that_are_not_utf8_give_valid_utf8_reports(tmp_path: Path, fmt: str) -> None:
+    changes = tmp_path / ".deltalayer" / "changes"
+    changes.mkdir(parents=True)
+    (changes / os.fsdecode(b"bad\xff.json")).write_text("{}")
+    result = subprocess.run(
+        [sys.executable, "-m", "continuity_checks", "check", "--all", "--format", fmt],
+        cwd=tmp_path, capture_output=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1
+    text = result.stdout.decode("utf-8")  # valid UTF-8, or this raises
+    if fmt in ("json", "sarif"):
+        text = json.dumps(json.loads(text), ensure_ascii=False)  # the strings as read back
+        assert "bad\\\\xff.json" in text
+    else:
+        assert "bad\\xff.json" in text
+
+
+def test_escaped_keeps_every_string_valid() -> None:
+    from continuity_checks.core.findings import escaped
+
+    assert escaped("plain ü") == "plain ü"
+    assert escaped(os.fsdecode(b"a\xffb")) == "a\\xffb"
+    assert escaped("lone \ud800") == "lone \\ud800"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_full_disk_on_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    write_tree(tmp_path, {**PROJECT, NAME: BAD})
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(tmp_path)],
+            stdout=full, stderr=subprocess.PIPE, check=False,
+        )  # fmt: skip
+    assert result.returncode == 2
+    assert (
+        result.stderr.decode() == "continuity: cannot write the report: No space left on device\n"
+    )
+
+
+def test_a_deleted_working_directory_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    script = f'cd "{gone}" && rmdir "{gone}" && exec "$0" -m continuity_checks check --all'
+    result = subprocess.run(["sh", "-c", script, sys.executable], capture_output=True, check=False)
+    assert result.returncode == 2
+    assert b"the current directory no longer exists" in result.stderr
+    assert b"Traceback" not in result.stderr
+
+
+def test_a_directory_that_cannot_be_listed_is_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As root every directory can be listed, so the refusal is the operating system's answer
+    played back: what ``--all`` does with it is what is tested."""
+    write_tree(tmp_path, {**PROJECT, NAME: GOOD, "locked/.deltalayer/changes/x.json": "{}"})
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    code, found = report(capsys, "check", "--all", "--root", str(tmp_path))
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in found["findings"]] == [("CC001", "locked")]  # type: ignore[index]

@@ -51,12 +51,25 @@ def apply_severity(config: Config, findings: Iterable[Finding]) -> list[Finding]
     return result
 
 
-def walk(root: Path, exclude: Globs, under: str = "") -> list[str]:
+def walk(
+    root: Path, exclude: Globs, under: str = "", unlisted: list[Finding] | None = None
+) -> list[str]:
     """Every file under ``root/under`` as a sorted root-relative ``/`` path. Symlinked
-    directories are not followed, so nothing outside the root is reached."""
+    directories are not followed, so nothing outside the root is reached. A directory that
+    cannot be listed is a CC001 finding in ``unlisted``, never a silent gap."""
+
+    def cannot_list(error: OSError) -> None:
+        if unlisted is not None and error.filename is not None:
+            rel = os.path.relpath(error.filename, root).replace(os.sep, "/")
+            unlisted.append(
+                cc.UNREADABLE.finding(
+                    rel, f"expected a directory to check, cannot list it: {error.strerror}"
+                )
+            )
+
     found: list[str] = []
     start = os.path.join(root, under) if under else str(root)
-    for directory, dirnames, filenames in os.walk(start):
+    for directory, dirnames, filenames in os.walk(start, onerror=cannot_list):
         rel_dir = os.path.relpath(directory, root).replace(os.sep, "/")
         prefix = "" if rel_dir == "." else rel_dir + "/"
         dirnames[:] = sorted(
@@ -115,12 +128,13 @@ def check(
     candidates: list[str] = []
     named: list[str] = []  # files named one by one: each gets a word when it is not checked
     excluded: list[str] = []
+    unlisted: list[Finding] = []  # directories that could not be listed
     exclude = Globs(config.exclude)
     for directory in under:
-        candidates.extend(walk(root, exclude, directory))
+        candidates.extend(walk(root, exclude, directory, unlisted))
     for path in paths:
         if snapshot.is_dir(path) and not any(f.claims(path) for f in families):
-            candidates.extend(walk(root, exclude, path))
+            candidates.extend(walk(root, exclude, path, unlisted))
         elif exclude.match(path):
             excluded.append(path)
         else:
@@ -163,7 +177,7 @@ def check(
 
     if jobs is None:
         jobs = usable_cpus() if len(work) >= PARALLEL_FROM else 1
-    findings: list[Finding] = []
+    findings: list[Finding] = list(unlisted)
     claimed: list[list[Claimed]] = [[] for _ in families]
     for part_findings, part_claimed in split_map(check_files, work, jobs):
         findings.extend(part_findings)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -63,12 +64,30 @@ def cli() -> None:
 
 
 def run() -> NoReturn:
-    """The process entry point (the ``continuity`` script, ``python -m continuity_checks``)."""
-    sys.exit(main())
+    """The process entry point (the ``continuity`` script, ``python -m continuity_checks``).
+
+    The report is flushed here, so that a stdout that cannot take it (a full disk, a closed
+    pipe) is one line on stderr and exit 2, not an error at interpreter shutdown."""
+    code = main()
+    try:
+        sys.stdout.flush()
+    except OSError as exc:
+        _quiet_stdout()
+        if not isinstance(exc, BrokenPipeError):  # a reader that stopped (| head) wants no more
+            _say(f"cannot write the report: {exc.strerror or exc}")
+        code = max(code, 2) if not isinstance(exc, BrokenPipeError) else code
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: returns the exit code instead of raising SystemExit."""
+    """Entry point: returns the exit code instead of raising SystemExit. Never a traceback for
+    the process's own surroundings: a working directory that was deleted, an output that cannot
+    be written."""
+    try:
+        os.getcwd()
+    except OSError:
+        _say("the current directory no longer exists", "cd to the repository and run again")
+        return 2
     try:
         cli.main(args=argv, prog_name="continuity", standalone_mode=True)
     except SystemExit as exc:
@@ -79,4 +98,28 @@ def main(argv: list[str] | None = None) -> int:
             return code
         print(code, file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        _quiet_stdout()  # the reader went away (| head): nothing more to tell it
+        return 1
+    except OSError as exc:
+        _quiet_stdout()
+        where = f": {exc.filename}" if exc.filename else ""
+        _say(f"cannot write the report: {exc.strerror or exc}{where}")
+        return 2
     return 0
+
+
+def _say(message: str, hint: str | None = None) -> None:
+    print(f"continuity: {message}", file=sys.stderr)
+    if hint:
+        print(f"hint: {hint}", file=sys.stderr)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at nothing, so that the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass

@@ -24,6 +24,16 @@ def _emit(ctx: click.Context, result: tuple[int, Any]) -> None:
     ctx.exit(code)
 
 
+def _settings(ctx: click.Context, mode: str) -> Any:
+    """The [captures] options of the current directory's configuration (a bad one: exit 1)."""
+    from continuity_checks.checks.captures import helper
+
+    found = helper.configured(mode)
+    if isinstance(found, tuple):
+        _emit(ctx, found)
+    return found
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def capture() -> None:
     """LoopX context captures: manifests, verified reads, cycle deltas."""
@@ -94,14 +104,17 @@ def _read_options(f: Any) -> Any:
     type=click.IntRange(min=0),
     default=1,
     show_default=True,
-    help="With --list: levels below each selected node (0: the node itself).",
+    help="With --list: levels below each selected node "
+    "(0: the node itself; see [captures] list-depth-origin).",
 )
 @click.pass_context
 def read(ctx: click.Context, /, as_list: bool, list_depth: int, **kwargs: Any) -> None:
     """Read selected values of a capture, verified by digest, paged to 16,000 bytes."""
     from continuity_checks.checks.captures import helper
 
-    _emit(ctx, helper.read(list_depth=list_depth if as_list else None, **_args(kwargs)))
+    settings = _settings(ctx, helper.READ_MODE)
+    depth = list_depth if as_list else None
+    _emit(ctx, helper.read(list_depth=depth, settings=settings, **_args(kwargs)))
 
 
 @capture.command("list")
@@ -111,14 +124,15 @@ def read(ctx: click.Context, /, as_list: bool, list_depth: int, **kwargs: Any) -
     type=click.IntRange(min=0),
     default=1,
     show_default=True,
-    help="Levels below each selected node (0: the node itself).",
+    help="Levels below each selected node (0: the node itself; see [captures] list-depth-origin).",
 )
 @click.pass_context
 def list_(ctx: click.Context, /, list_depth: int, **kwargs: Any) -> None:
     """List the nodes under selected pointers (same as read --list)."""
     from continuity_checks.checks.captures import helper
 
-    _emit(ctx, helper.read(list_depth=list_depth, **_args(kwargs)))
+    settings = _settings(ctx, helper.READ_MODE)
+    _emit(ctx, helper.read(list_depth=list_depth, settings=settings, **_args(kwargs)))
 
 
 def _args(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -135,7 +149,7 @@ def diff(ctx: click.Context, base: str, current: str, out: str | None) -> None:
     """Write the cycle delta that restores CURRENT from BASE (stdout without -o)."""
     from continuity_checks.checks.captures import helper
 
-    _emit(ctx, helper.diff(base, current, out))
+    _emit(ctx, helper.diff(base, current, out, _settings(ctx, "capture-diff")))
 
 
 @capture.command("apply")
@@ -154,4 +168,4 @@ def apply(ctx: click.Context, base: str, delta: str, out: str | None) -> None:
     """Restore the current document from BASE and a cycle DELTA; refuse on any digest mismatch."""
     from continuity_checks.checks.captures import helper
 
-    _emit(ctx, helper.apply(base, delta, out))
+    _emit(ctx, helper.apply(base, delta, out, _settings(ctx, "capture-apply")))

@@ -52,6 +52,10 @@ _BINARY = getattr(os, "O_BINARY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
+class LockRefused(OSError):
+    """The lock path is not a lock file this tool can take safely (a symlink)."""
+
+
 class LockTimeout(TimeoutError):
     """The advisory lock could not be taken in time; ``str()`` is a one-line reason."""
 
@@ -224,6 +228,13 @@ def locked(lock_path: StrPath, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterato
     """
     from filelock import FileLock, Timeout  # imported here: only writers pay for it
 
+    if os.path.islink(lock_path):
+        # a lock that is a symlink could make the lock's own open/truncate reach its target
+        # (a file of the store, or one outside the repository): never take it
+        raise LockRefused(
+            f"the lock {os.fspath(lock_path)} is a symlink; remove it (it holds nothing) and "
+            "run again"
+        )
     lock = FileLock(os.fspath(lock_path), timeout=timeout)
     try:
         lock.acquire(poll_interval=POLL_INTERVAL)

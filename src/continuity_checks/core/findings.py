@@ -94,7 +94,7 @@ class Report:
             if count >= self.max_per_file or len(shown) >= self.max_total:
                 continue
             per_path[finding.path] = count + 1
-            shown.append(finding)
+            shown.append(_printable(finding))
         return shown
 
     @property
@@ -112,3 +112,26 @@ class Report:
     @property
     def exit_code(self) -> int:
         return 1 if self.errors else 0
+
+
+def escaped(text: str) -> str:
+    """``text`` as valid Unicode: a file name's bytes that are not UTF-8 (kept by the file system
+    layer as lone surrogates) become ``\\xNN``, as git shows them, so every report format stays
+    valid UTF-8 (JSON and SARIF readers refuse anything else)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            data = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate that no byte stands for: \udXXX
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return data.decode("utf-8", "backslashreplace")
+    return text
+
+
+def _printable(finding: Finding) -> Finding:
+    path, message, hint = escaped(finding.path), escaped(finding.message), finding.hint
+    hint = escaped(hint) if hint is not None else None
+    if (path, message, hint) == (finding.path, finding.message, finding.hint):
+        return finding
+    return replace(finding, path=path, message=message, hint=hint)

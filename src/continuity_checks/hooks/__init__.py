@@ -86,6 +86,10 @@ def family_hook(declaration: Declaration) -> Hook:
         entry=f"continuity check --staged --family {declaration.name}",
         files=declaration.files,
         pass_filenames=True,
+        # a family that judges every commit (provenance: an original changed without its
+        # listing) must run when no staged file matches `files` too; `files` then only filters
+        # the names passed, and --staged still sees the whole commit
+        always_run=True if declaration.every_commit else None,
         require_serial=True,
     )
 

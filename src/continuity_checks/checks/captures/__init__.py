@@ -16,5 +16,14 @@ DECLARATION = Declaration(
         r"\.json$|\.reader\.json$"
     ),
     hook_id="check-context-captures",
-    options=("roots", "capture-digest", "selection-digest", "context-ref"),
+    options=(
+        "roots",
+        "capture-digest",
+        "selection-digest",
+        "context-ref",
+        "list-size",
+        "list-depth-origin",
+        "duplicate-pointers",
+        "delta-ops",
+    ),
 )

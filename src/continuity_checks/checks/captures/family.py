@@ -4,26 +4,32 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from continuity_checks.checks.captures import DECLARATION, files, history, model
-from continuity_checks.checks.captures import rules as cx  # registers the CX rules
-from continuity_checks.core import hashing, strict_json
+# Only what __init__ and claims need is imported here. The commit hook builds every family and
+# asks each to claim the staged paths; most commits stage no capture file, so the check modules
+# (files, model, history, the schemas they compile) are imported inside check_file, check_tree
+# and check_commit, the first time one runs (tests/test_check_captures.py holds this).
+from continuity_checks.checks.captures import DECLARATION, layout
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
+from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
-from continuity_checks.core.parallel import usable_cpus
 from continuity_checks.core.snapshot import Snapshot, Unreadable
+
+if TYPE_CHECKING:
+    from continuity_checks.checks.captures import files
+    from continuity_checks.core import hashing
 
 # names claimed in any capture directory, and those claimed only in a decision-<id>/ directory
 # (projection.json and delivery.json are too common as names to claim anywhere)
 _ANYWHERE = {
-    files.CAPTURE: "capture",
-    files.REQUIRED: "required-context",
-    files.CYCLE_BASE: "cycle-base",
-    files.CYCLE_DELTA: "cycle-delta",
+    layout.CAPTURE: "capture",
+    layout.REQUIRED: "required-context",
+    layout.CYCLE_BASE: "cycle-base",
+    layout.CYCLE_DELTA: "cycle-delta",
 }
-_DECISION_ONLY = {files.PROJECTION: "capture", files.DELIVERY: "delivery"}
+_DECISION_ONLY = {layout.PROJECTION: "capture", layout.DELIVERY: "delivery"}
 
 
 class CapturesFamily:
@@ -35,17 +41,7 @@ class CapturesFamily:
                 "captures.roots", f"expected a list of directory globs, found {roots!r}"
             )
         self.roots = Globs(roots)
-        self.settings = files.Settings(
-            capture_digest=option(
-                config, "captures", "capture-digest", "raw", ("raw", "canonical")
-            ),
-            selection_digest=option(
-                config, "captures", "selection-digest", "H1", ("H1", "H2", "shape")
-            ),
-            relaxed_refs=option(config, "captures", "context-ref", "strict", ("strict", "relaxed"))
-            == "relaxed",
-            max_depth=config.max_depth,
-        )
+        self.settings = layout.settings(config)
 
     def claims(self, path: str) -> str | None:
         directory, _, name = path.rpartition("/")
@@ -54,7 +50,7 @@ class CapturesFamily:
         framed = f"/{directory}/"
         if "/.deltalayer/" in framed or "/.dsh/" in framed:
             return None  # the deltas and working-state families' stores: every file is theirs
-        if name == files.MANIFEST:
+        if name == layout.MANIFEST:
             # OpenProgram's session backups (file_backups/<turn>/manifest.json) belong to the
             # sessions family: decided by the path's shape, since claims sees nothing else
             grandparent = posixpath.basename(posixpath.dirname(directory))
@@ -62,7 +58,7 @@ class CapturesFamily:
         if name.endswith(".reader.json") and len(name) > len(".reader.json"):
             return "reader"
         kind = _ANYWHERE.get(name)
-        if kind is None and files.is_decision_dir(directory):
+        if kind is None and layout.is_decision_dir(directory):
             kind = _DECISION_ONLY.get(name)
         return kind
 
@@ -74,6 +70,8 @@ class CapturesFamily:
     def _check(
         self, path: str, kind: str, data: bytes, snapshot: Snapshot
     ) -> tuple[list[Finding], files.Reader | None]:
+        from continuity_checks.checks.captures import files  # not at start-up: see the top
+
         settings = self.settings
         if kind == "manifest":
             return files.check_manifest(path, data, snapshot, settings, self._is_capture), None
@@ -97,6 +95,8 @@ class CapturesFamily:
         those pin are not parsed again: a change to one shows at its pins). Then: a decision
         directory holds its delivery and manifest, and one capture and selection have one
         selection digest across the readers."""
+        from continuity_checks.checks.captures import rules as cx
+
         findings: list[Finding] = []
         done = {c.path for c in claimed}
         todo: list[tuple[str, str, bytes]] = []  # what is checked here: (path, kind, bytes)
@@ -127,12 +127,12 @@ class CapturesFamily:
             if reader is not None:
                 readers.append(reader)
         for directory, names in listings.items():
-            if files.is_decision_dir(directory) and files.PROJECTION in names:
-                for needed in (files.DELIVERY, files.MANIFEST):
+            if layout.is_decision_dir(directory) and layout.PROJECTION in names:
+                for needed in (layout.DELIVERY, layout.MANIFEST):
                     if needed not in names:
                         findings.append(
                             cx.DECISION_INCOMPLETE.finding(
-                                f"{directory}/{files.PROJECTION}",
+                                f"{directory}/{layout.PROJECTION}",
                                 f"expected {needed} beside projection.json in {directory}/, "
                                 "found none",
                             )
@@ -141,7 +141,9 @@ class CapturesFamily:
         return findings
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
-        return history.check_commit(context)
+        from continuity_checks.checks.captures import history  # not at start-up: see the top
+
+        return history.check_commit(context, self.claims)
 
 
 _HASHING = frozenset({"manifest", "reader"})  # the kinds that hash a capture
@@ -153,6 +155,9 @@ _PINNED = frozenset({"capture", "required-context", "cycle-base"})
 def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list[str]:
     """The captures the manifests and readers of ``todo`` name (only those that stay inside
     their directory and exist: the checks report the others)."""
+    from continuity_checks.checks.captures import files, model
+    from continuity_checks.core import strict_json
+
     found = []
     for path, kind, data in todo:
         if kind not in _HASHING:
@@ -164,8 +169,9 @@ def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list
         if model.inside_name(name) is None:
             assert isinstance(name, str)
             target = model.join(posixpath.dirname(path), name)
-            if snapshot.exists(target):
-                found.append(target)
+            directory = posixpath.dirname(path)
+            if snapshot.exists(target) and files.escape(snapshot, directory, target) is None:
+                found.append(target)  # one that leaves its directory is never hashed
     return sorted(set(found))
 
 
@@ -177,6 +183,8 @@ class _Hashed(Snapshot):
         super().__init__(inner.limit)
         self.inner = inner
         self.commit = inner.commit
+        from continuity_checks.core.parallel import usable_cpus
+
         workers = min(len(paths), usable_cpus())
         if workers > 1:
             # imported here: most runs (the one-file commit hook) hash no capture at all
@@ -211,6 +219,8 @@ class _Hashed(Snapshot):
 
 
 def _selection_consistency(readers: list[files.Reader]) -> list[Finding]:
+    from continuity_checks.checks.captures import rules as cx
+
     first: dict[tuple[object, ...], files.Reader] = {}
     findings = []
     for reader in sorted(readers, key=lambda r: r.path):

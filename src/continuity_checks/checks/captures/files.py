@@ -12,21 +12,22 @@ from typing import Any
 
 from continuity_checks.checks.captures import model
 from continuity_checks.checks.captures import rules as cx
+from continuity_checks.checks.captures.layout import (
+    CAPTURE,
+    CYCLE_BASE,
+    MANIFEST,
+    PROJECTION,
+    REQUIRED,
+    Settings,
+    is_decision_dir,
+)
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
-from continuity_checks.core.findings import Finding
+from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.hashing import parse_digest
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
-
-MANIFEST = "manifest.json"
-CAPTURE = "capture.json"
-PROJECTION = "projection.json"
-REQUIRED = "required-context.json"
-DELIVERY = "delivery.json"
-CYCLE_BASE = "cycle-base.json"
-CYCLE_DELTA = "cycle-delta.json"
 
 SCHEMA = {
     "manifest": "loopx-capture-manifest",
@@ -34,6 +35,7 @@ SCHEMA = {
     "delivery": "loopx-delivery",
     "cycle-delta": "loopx-cycle-delta",
 }
+DELTA_RFC6902 = "loopx-cycle-delta-rfc6902"  # the schema under delta-ops = "rfc6902"
 SCHEMA_RULE = {
     "manifest": cx.MANIFEST_SCHEMA,
     "reader": cx.READER_SCHEMA,
@@ -42,18 +44,22 @@ SCHEMA_RULE = {
 }
 
 
-@dataclass(frozen=True)
-class Settings:
-    """The family's options, as the checks need them."""
-
-    capture_digest: model.DigestBasis = "raw"
-    selection_digest: model.SelectionHypothesis = "H1"
-    relaxed_refs: bool = False
-    max_depth: int = strict_json.DEFAULT_MAX_DEPTH
-
-
-def is_decision_dir(directory: str) -> bool:
-    return posixpath.basename(directory).startswith("decision-")
+def escape(snapshot: Snapshot, directory: str, path: str) -> str | Unreadable | None:
+    """Why the file at ``path`` (named from a file in ``directory``) is not really inside
+    ``directory``, or None. The name itself was accepted by :func:`model.inside_name`; here its
+    symlinks are followed (``Snapshot.resolve``, the same in both modes): a capture.json that is
+    a symlink to a sibling directory, or to elsewhere in the root, leaves its directory and is
+    never read or hashed. An Unreadable is the snapshot's own refusal (a symlink out of the
+    root, a dangling one). A symlink to another file of the same directory stays inside."""
+    real = snapshot.resolve(path)
+    if isinstance(real, Unreadable):
+        return real
+    home = snapshot.resolve(directory)
+    if isinstance(home, Unreadable):
+        return home
+    if home == "" or real.startswith(home + "/"):
+        return None
+    return f"expected a file inside {directory or '.'}/, found a symlink to {real}"
 
 
 class Checker:
@@ -95,7 +101,10 @@ class Checker:
         """Schema findings (one per failing member); whether the value is valid."""
         assert self.doc is not None
         value = self.doc.value
-        validator = schemas.validator(SCHEMA[kind])
+        name = SCHEMA[kind]
+        if kind == "cycle-delta" and self.settings.delta_ops == "rfc6902":
+            name = DELTA_RFC6902
+        validator = schemas.validator(name)
         if validator.is_valid(value):
             return True
         rule = SCHEMA_RULE[kind]
@@ -122,7 +131,17 @@ class Checker:
         if not self.snapshot.exists(path):
             self.at(cx.NAMED_MISSING, pointer, f"expected {path} to exist beside {self.path}")
             return None
-        return path
+        return path if self.stays(path, pointer) else None
+
+    def stays(self, path: str, pointer: str) -> bool:
+        """Whether ``path`` (named by this file) really is inside this file's directory once
+        its symlinks are followed; a finding at ``pointer`` if not."""
+        left = escape(self.snapshot, self.directory, path)
+        if isinstance(left, Unreadable):
+            self.unreadable(left, pointer)
+        elif left is not None:
+            self.at(cx.PATH_ESCAPES, pointer, f"{left} ({path})")
+        return left is None
 
     def file_digest(self, path: str, pointer: str) -> tuple[str, int] | None:
         """The SHA-256 (bare hex) and size of the file at ``path``, streamed."""
@@ -279,6 +298,10 @@ def check_document(
         and not manifest_names(snapshot, c.directory, name)
     ):
         return []
+    if kind == "capture" and escape(snapshot, c.directory, path) is not None:
+        # a symlink to another directory's file: the files that name it report CX102, and its
+        # content is not judged here (the engine read it as it reads every claimed file)
+        return []
     if not c.load(data):
         return c.findings
     assert c.doc is not None
@@ -385,8 +408,10 @@ def _capture_of(c: Checker) -> Any:
         return c.doc.value
     candidate = PROJECTION if is_decision_dir(c.directory) else CAPTURE
     path = model.join(c.directory, candidate)
-    data = c.snapshot.read(path) if c.snapshot.exists(path) else None
-    return model.MISSING if data is None or isinstance(data, Unreadable) else _Bytes(data)
+    if not c.snapshot.exists(path) or escape(c.snapshot, c.directory, path) is not None:
+        return model.MISSING  # a capture reached through a symlink out is not read (CX102)
+    data = c.snapshot.read(path)
+    return model.MISSING if isinstance(data, Unreadable) else _Bytes(data)
 
 
 def check_requirements(c: Checker) -> None:
@@ -552,6 +577,8 @@ def check_reader(
                     f"/select/{index}",
                     f"expected each pointer once, found {quote(pointer)} again",
                 )
+                if settings.duplicate_pointers == "reject":  # an error, not the warning
+                    c.findings[-1] = c.findings[-1].with_severity(Severity.ERROR)
             seen.add(pointer if isinstance(pointer, str) else None)
     capture = (
         c.named(value.get("capture_file"), "/capture_file") if "capture_file" in value else None
@@ -737,7 +764,7 @@ def _check_restore(c: Checker, base_path: str, delta_path: str) -> None:
     if model.MISSING in (base, delta, projection) or not isinstance(delta, dict):
         return  # reported by the files' own checks
     try:
-        restored = model.apply_delta(base, delta.get("operations", []))
+        restored = model.apply_delta(base, delta.get("operations", []), c.settings.delta_ops)
     except model.DeltaError:
         return  # CX126 on the delta itself
     if model.canonical_bytes(restored) != model.canonical_bytes(projection):
@@ -768,6 +795,8 @@ def check_cycle_delta(
     if not snapshot.exists(base_path):
         c.at(cx.NAMED_MISSING, "/base_sha256", f"expected the base {base_path} beside {path}")
         return c.findings
+    if not c.stays(base_path, "/base_sha256"):
+        return c.findings
     found = c.file_digest(base_path, "/base_sha256")
     if found is None:
         return c.findings
@@ -782,7 +811,7 @@ def check_cycle_delta(
     if base is model.MISSING:
         return c.findings
     try:
-        restored = model.apply_delta(base, value["operations"])
+        restored = model.apply_delta(base, value["operations"], settings.delta_ops)
     except model.DeltaError as exc:
         c.at(cx.BAD_OPERATION, exc.pointer, f"operation {exc.index}: {exc}")
         return c.findings

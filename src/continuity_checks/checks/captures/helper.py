@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from continuity_checks.checks.captures import files, model
+from continuity_checks.checks.captures import layout, model
 from continuity_checks.checks.captures.model import ScanError
 from continuity_checks.core import atomic, hashing, schemas, strict_json
 
@@ -56,9 +56,9 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
     digest is left alone; one that pins another is a refusal."""
     mode = "capture-manifest"
     name = capture or (
-        files.PROJECTION
-        if files.is_decision_dir(os.path.basename(os.path.abspath(directory)))
-        else files.CAPTURE
+        layout.PROJECTION
+        if layout.is_decision_dir(os.path.basename(os.path.abspath(directory)))
+        else layout.CAPTURE
     )
     refused = model.inside_name(name)
     if refused is not None:
@@ -78,7 +78,7 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
         "capture_sha256": sha,
         "capture_bytes": found.size,
     }
-    target = os.path.join(directory, files.MANIFEST)
+    target = os.path.join(directory, layout.MANIFEST)
     text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     result = {"ok": True, "mode": mode, "manifest": target, "capture_sha256": sha,
               "capture_bytes": found.size}  # fmt: skip
@@ -106,14 +106,18 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
 
 
 def verify(directory: str) -> Result:
-    """Every captures check on the files under ``directory``, with the configuration found
-    there (``.continuity.toml``, or ``[tool.continuity]`` in ``pyproject.toml``)."""
+    """Every captures check on the files under ``directory``, as ``continuity check DIR`` runs
+    them: from the top of the repository that holds it, with its configuration."""
     from continuity_checks import checks, engine
     from continuity_checks.core import config as config_module
 
+    # from the repository's top, as `continuity check DIR` does: a decision directory is known by
+    # its name (decision-<id>/), which a check rooted inside it would not see
+    top = config_module.project_root(Path(directory))
+    under = engine.relative(top, directory) or ""
     try:
-        config = config_module.load(Path(directory), checks.known())
-        report = engine.check(Path(directory), config, under=("",), only=("captures",))
+        config = config_module.load(top, checks.known())
+        report = engine.check(top, config, under=(under,), only=("captures",))
     except config_module.ConfigError as exc:  # a bad key, or a bad value of a family option
         return _refuse("capture-verify", "CONFIG_INVALID", f"configuration error in {exc}")
     findings = [f.to_dict() for f in report.sorted_findings()]
@@ -126,6 +130,23 @@ def verify(directory: str) -> Result:
         "warnings": report.warnings,
         "findings": findings,
     }
+
+
+# --- the [captures] options of the current directory ----------------------------------------
+
+
+def configured(mode: str, directory: str = ".") -> layout.Settings | Result:
+    """The ``[captures]`` options of the configuration found in ``directory`` (as ``check``
+    finds it), or a refusal naming the bad key. ``read``, ``list``, ``diff`` and ``apply``
+    follow the same options as the checks, so that what they write passes ``check``."""
+    from continuity_checks import checks
+    from continuity_checks.core import config as config_module
+
+    try:
+        config = config_module.load(Path(directory), checks.known())
+        return layout.settings(config)
+    except config_module.ConfigError as exc:
+        return _refuse(mode, "CONFIG_INVALID", f"configuration error in {exc}")
 
 
 # --- read and list -------------------------------------------------------------------------
@@ -141,10 +162,12 @@ def read(
     selection_sha256: str | None = None,
     reference_file: str | None = None,
     reference_out: str | None = None,
+    settings: layout.Settings = layout.Settings(),  # noqa: B008 (frozen: shared safely)
 ) -> Result:
     """LoopX's ``quota context-read`` (spec §3): the digest first, then every pointer (one miss
     rejects the batch), then the results, or a page of their compact canonical JSON with the
-    command that reads the next one. ``list_depth`` (not None) lists instead of reading."""
+    command that reads the next one. ``list_depth`` (not None) lists instead of reading;
+    ``settings`` gives the listing's shape and whether a duplicate pointer is refused."""
 
     def fail(code: str, message: str, **extra: Any) -> Result:
         return _refuse(READ_MODE, code, message, **extra)
@@ -180,6 +203,19 @@ def read(
             invalid.append(pointer)
     if invalid:
         return fail("POINTER_INVALID", "expected RFC 6901 pointers", pointers=invalid)
+    duplicates = sorted({p for i, p in enumerate(select) if p in select[:i]})
+    if duplicates and settings.duplicate_pointers == "reject":
+        return fail(
+            "POINTER_DUPLICATE",
+            'expected each pointer once (duplicate-pointers = "reject")',
+            pointers=duplicates,
+        )
+    if list_depth == 0 and settings.list_depth_origin == "children":
+        return fail(
+            "USAGE",
+            'expected --list-depth 1 or more: with list-depth-origin = "children" depth 0 '
+            "lists nothing",
+        )
     try:
         actual = hashing.sha256_path(capture_file)
     except OSError as exc:
@@ -212,7 +248,15 @@ def read(
         items = [{"pointer": p, "value": v} for p, v in zip(select, values, strict=True)]
     else:
         for pointer, value in zip(select, values, strict=True):
-            items.extend(model.listing(value, pointer, list_depth))
+            items.extend(
+                model.listing(
+                    value,
+                    pointer,
+                    list_depth,
+                    size=settings.list_size == "canonical",
+                    origin=settings.list_depth_origin,
+                )
+            )
     head = {"ok": True, "mode": READ_MODE, "capture_sha256": pinned, "selection_sha256": selection}
     if reference_out is not None:
         written = _write_reference(
@@ -328,7 +372,13 @@ def _write_reference(
 # --- diff and apply ------------------------------------------------------------------------
 
 
-def diff(base: str, current: str, out: str | None = None) -> Result:
+def diff(
+    base: str,
+    current: str,
+    out: str | None = None,
+    settings: layout.Settings = layout.Settings(),  # noqa: B008 (frozen: shared safely)
+) -> Result:
+    """The cycle delta from ``base`` to ``current``, in the configured vocabulary."""
     mode = "capture-diff"
     try:
         base_value = _load_json(base)
@@ -336,7 +386,7 @@ def diff(base: str, current: str, out: str | None = None) -> Result:
         base_sha = hashing.sha256_path(base).hex
     except (OSError, ValueError) as exc:
         return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
-    operations = model.diff(base_value, current_value)
+    operations = model.diff(base_value, current_value, settings.delta_ops)
     delta: dict[str, Any] = {
         "schema_version": model.SCHEMA_VERSION,
         "base_sha256": base_sha,
@@ -352,7 +402,12 @@ def diff(base: str, current: str, out: str | None = None) -> Result:
                "bytes": len(text)}  # fmt: skip
 
 
-def apply(base: str, delta_file: str, out: str | None = None) -> Raw:
+def apply(
+    base: str,
+    delta_file: str,
+    out: str | None = None,
+    settings: layout.Settings = layout.Settings(),  # noqa: B008 (frozen: shared safely)
+) -> Raw:
     """Restore the current document from ``base`` and a cycle delta; refuse (writing nothing)
     when the base or the restored document does not have the digest the delta names."""
     mode = "capture-apply"
@@ -362,8 +417,13 @@ def apply(base: str, delta_file: str, out: str | None = None) -> Raw:
         base_sha = hashing.sha256_path(base).hex
     except (OSError, ValueError) as exc:
         return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
-    if not schemas.validator("loopx-cycle-delta").is_valid(delta):
-        return _refuse(mode, "DELTA_INVALID", f"{delta_file} is not a cycle delta")
+    schema = "loopx-cycle-delta" if settings.delta_ops == "loopx" else "loopx-cycle-delta-rfc6902"
+    if not schemas.validator(schema).is_valid(delta):
+        return _refuse(
+            mode,
+            "DELTA_INVALID",
+            f"{delta_file} is not a cycle delta (delta-ops = {settings.delta_ops!r})",
+        )
     if not hashing.same_digest(delta["base_sha256"], base_sha):
         return _refuse(
             mode,
@@ -371,7 +431,7 @@ def apply(base: str, delta_file: str, out: str | None = None) -> Raw:
             f"expected a base hashing to {delta['base_sha256']}, found {base_sha}",
         )
     try:
-        restored = model.apply_delta(base_value, delta["operations"])
+        restored = model.apply_delta(base_value, delta["operations"], settings.delta_ops)
     except model.DeltaError as exc:
         return _refuse(
             mode, "OPERATION_INVALID", f"operation {exc.index}: {exc}", pointer=exc.pointer

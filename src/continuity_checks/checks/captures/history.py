@@ -8,24 +8,34 @@ A new observation is a new directory, so adding files is always allowed.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from continuity_checks.checks.captures import files, model
 from continuity_checks.checks.captures import rules as cx
+from continuity_checks.checks.captures.layout import (
+    CAPTURE,
+    CYCLE_BASE,
+    CYCLE_DELTA,
+    PROJECTION,
+    REQUIRED,
+    is_decision_dir,
+)
+from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
-from continuity_checks.core.family import Change, CommitContext
+from continuity_checks.core.family import STAGED, Change, CommitContext
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.snapshot import Snapshot
+from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 # files that may be replaced inside a capture directory that is not a decision directory: a
 # cycle's baseline and delta and the necessary view move on with the cycle
-_MUTABLE = frozenset({files.CYCLE_BASE, files.CYCLE_DELTA, files.REQUIRED})
+_MUTABLE = frozenset({CYCLE_BASE, CYCLE_DELTA, REQUIRED})
 
 
 def published(change: Change, before: Snapshot) -> bool:
     """Whether the old version of ``change`` is a published capture file."""
     directory, name = posixpath.split(change.path)
-    if files.is_decision_dir(directory) or change.kind == "reader":
+    if is_decision_dir(directory) or change.kind == "reader":
         return True
     if change.kind == "manifest":
         old = change.old()
@@ -34,10 +44,80 @@ def published(change: Change, before: Snapshot) -> bool:
         return parsed is not None and isinstance(parsed[1], dict) and "capture_file" in parsed[1]
     if change.kind == "capture":
         return files.manifest_names(before, directory, name)
-    return name not in _MUTABLE and files.manifest_names(before, directory, files.CAPTURE)
+    return name not in _MUTABLE and files.manifest_names(before, directory, CAPTURE)
 
 
-def check_commit(context: CommitContext) -> Iterable[Finding]:
+def check_commit(context: CommitContext, claims: Callable[[str], str | None]) -> Iterable[Finding]:
+    findings = _immutable(context)
+    if context.commit.sha != STAGED:  # the commit hook's file checks report it already
+        findings.extend(_symlinks_out(context, claims))
+    return findings
+
+
+def _names(kind: str, value: dict[str, Any]) -> Iterator[tuple[str, object]]:
+    """``(pointer, name)`` of every file a family file names (explicitly or by its role)."""
+    if kind in ("manifest", "reader") and "capture_file" in value:
+        yield "/capture_file", value["capture_file"]
+    if kind == "manifest" and isinstance(value.get("files"), dict):
+        for name in value["files"]:
+            yield jp.append("/files", name), name
+    if kind == "delivery":
+        for key, name in (
+            ("projection_sha256", PROJECTION),
+            ("required_context_sha256", REQUIRED),
+        ):
+            if key in value:
+                yield "/" + key, name
+        for key in ("base", "delta"):
+            entry = value.get(key)
+            if isinstance(entry, dict) and "file" in entry:
+                yield f"/{key}/file", entry["file"]
+    if kind == "cycle-delta":
+        yield "/base_sha256", CYCLE_BASE
+
+
+def _symlinks_out(context: CommitContext, claims: Callable[[str], str | None]) -> list[Finding]:
+    """CX102 in history: a file a capture file names whose real location (symlinks followed in
+    the commit's tree) leaves the naming file's directory. Checked for every directory a commit
+    adds or changes a claimed file in (a capture.json that becomes a symlink is such a change),
+    so the commit that brings the symlink in is the one named."""
+    after = context.after
+    sha = context.commit.sha
+    findings: list[Finding] = []
+    touched = {posixpath.dirname(c.path) for c in context.changes if c.status != "D"}
+    for directory in sorted(touched):
+        names = after.list(directory)
+        if isinstance(names, Unreadable):
+            continue
+        for name in names:
+            path = model.join(directory, name)
+            kind = claims(path)
+            if kind not in ("manifest", "reader", "delivery", "cycle-delta"):
+                continue
+            data = after.read(path)
+            parsed = None if isinstance(data, Unreadable) else strict_json.accepts(data)
+            if parsed is None or not isinstance(parsed[1], dict):
+                continue  # not ours, or reported by the file checks
+            for pointer, named in _names(kind, parsed[1]):
+                if model.inside_name(named) is not None:
+                    continue  # a ".." or an absolute name: the file checks' CX102
+                assert isinstance(named, str)
+                target = model.join(directory, named)
+                if not after.exists(target):
+                    continue
+                left = files.escape(after, directory, target)
+                if isinstance(left, Unreadable):
+                    findings.append(left.finding(path, pointer=pointer, commit=sha))
+                elif left is not None:
+                    findings.append(
+                        cx.PATH_ESCAPES.finding(
+                            path, f"{left} ({target})", pointer=pointer, commit=sha
+                        )
+                    )
+    return findings
+
+
+def _immutable(context: CommitContext) -> list[Finding]:
     findings: list[Finding] = []
     sha = context.commit.sha
     for change in context.changes:

@@ -11,15 +11,13 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from continuity_checks.core import canonical_json, strict_json
 from continuity_checks.core import pointer as jp
 from continuity_checks.core.hashing import parse_digest
 
 SCHEMA_VERSION = 1
-DigestBasis = Literal["raw", "canonical"]
-SelectionHypothesis = Literal["H1", "H2", "shape"]
 
 
 class Missing:
@@ -153,21 +151,24 @@ def type_name(value: object) -> str:
     return _TYPES.get(type(value), "number")
 
 
-def listing(node: object, pointer: str, depth: int) -> Iterator[dict[str, Any]]:
+def listing(
+    node: object, pointer: str, depth: int, *, size: bool = True, origin: str = "node"
+) -> Iterator[dict[str, Any]]:
     """``{pointer, type, size, members?}`` for ``node`` (found at ``pointer``) and its
-    descendants down to ``depth`` levels (0: the node itself), in document order. ``size`` is
-    the byte length of the subtree's compact canonical JSON."""
+    descendants down to ``depth`` levels, in document order. ``origin`` "node": depth 0 is the
+    node itself (listed); "children": the node is not listed and depth N lists the N levels
+    below it (the seed's example). ``size`` (the byte length of the subtree's compact
+    canonical JSON) is left out when not ``size``."""
     stack: list[tuple[str, Any, int]] = [(pointer, node, 0)]
     while stack:
         here, value, level = stack.pop()
-        entry: dict[str, Any] = {
-            "pointer": here,
-            "type": type_name(value),
-            "size": len(canonical_bytes(value)),
-        }
-        if isinstance(value, (dict, list)):
-            entry["members"] = len(value)
-        yield entry
+        if level or origin == "node":
+            entry: dict[str, Any] = {"pointer": here, "type": type_name(value)}
+            if size:
+                entry["size"] = len(canonical_bytes(value))
+            if isinstance(value, (dict, list)):
+                entry["members"] = len(value)
+            yield entry
         if level < depth and isinstance(value, (dict, list)):
             children = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
             for key, child in reversed(children):
@@ -195,6 +196,11 @@ def basis_digest(outcome: dict[str, Any]) -> str | None:
 # --- cycle deltas ----------------------------------------------------------------------------
 
 OPERATIONS = ("add", "replace", "remove", "move", "reorder", "ref")
+# the delta-ops option: ours (spec §7), or RFC 6902's own, in case LoopX's real encoding is that
+VOCABULARIES = {
+    "loopx": OPERATIONS,
+    "rfc6902": ("add", "remove", "replace", "move", "copy", "test"),
+}
 
 
 class DeltaError(ValueError):
@@ -248,15 +254,17 @@ def _remove(doc: Any, path: str, index: int, member: str = "path") -> tuple[Any,
     return doc, parent.pop(position)
 
 
-def apply_delta(base: Any, operations: Sequence[Any]) -> Any:
+def apply_delta(base: Any, operations: Sequence[Any], vocabulary: str = "loopx") -> Any:
     """The document ``operations`` make of ``base`` (which is not modified). Raises
-    :class:`DeltaError` for an operation that cannot apply. ``ref`` copies from the base as
-    given, never from the partly patched document, so the result does not depend on where in
-    the sequence a ref stands."""
+    :class:`DeltaError` for an operation that cannot apply, or that is not in ``vocabulary``
+    (:data:`VOCABULARIES`). ``ref`` copies from the base as given, never from the partly
+    patched document, so the result does not depend on where in the sequence a ref stands;
+    RFC 6902's ``copy`` copies from the partly patched document, as that RFC says."""
+    allowed = VOCABULARIES[vocabulary]
     doc = copy.deepcopy(base)
     for index, op in enumerate(operations):
-        if not isinstance(op, dict) or op.get("op") not in OPERATIONS:
-            raise DeltaError(index, "op", f"expected an operation, one of {', '.join(OPERATIONS)}")
+        if not isinstance(op, dict) or op.get("op") not in allowed:
+            raise DeltaError(index, "op", f"expected an operation, one of {', '.join(allowed)}")
         kind = op["op"]
         path = op.get("path")
         if not isinstance(path, str):
@@ -295,6 +303,18 @@ def apply_delta(base: Any, operations: Sequence[Any]) -> Any:
             ):
                 raise DeltaError(index, "order", f"expected a permutation of 0..{len(target) - 1}")
             target[:] = [target[i] for i in order]
+        elif kind == "copy":
+            source = op.get("from")
+            if not isinstance(source, str):
+                raise DeltaError(index, "from", "expected a pointer string")
+            value = _resolve_op(doc, source, index, "from")
+            doc = _insert(doc, path, copy.deepcopy(value), index, append=True)
+        elif kind == "test":
+            if "value" not in op:
+                raise DeltaError(index, "", "expected a value to test against")
+            found = _resolve_op(doc, path, index, "path")
+            if canonical_bytes(found) != canonical_bytes(op["value"]):
+                raise DeltaError(index, "value", f"expected the value at {path!r} to equal it")
         else:  # ref
             source = op.get("from")
             if not isinstance(source, str):
@@ -327,10 +347,12 @@ class _Differ:
     ``ref`` to it instead of in full.
     """
 
-    def __init__(self, base: Any) -> None:
+    def __init__(self, base: Any, refs: bool = True) -> None:
         self.operations: list[dict[str, Any]] = []
         self.subtrees: dict[bytes, str] = {}
-        self._index(base, "")
+        self.refs = refs  # False: RFC 6902's vocabulary, no ref and no reorder
+        if refs:
+            self._index(base, "")
 
     def _index(self, value: Any, pointer: str) -> bytes:
         data = canonical_bytes(value)
@@ -345,7 +367,9 @@ class _Differ:
 
     def _value_op(self, op: str, path: str, value: Any) -> None:
         source = (
-            self.subtrees.get(canonical_bytes(value)) if isinstance(value, (dict, list)) else None
+            self.subtrees.get(canonical_bytes(value))
+            if self.refs and isinstance(value, (dict, list))
+            else None
         )
         if source is not None and op == "add":
             self.operations.append({"op": "ref", "path": path, "from": source})
@@ -385,7 +409,10 @@ class _Differ:
             for i, key in enumerate(keys_a):
                 positions.setdefault(key, []).append(i)
             order = [positions[key].pop(0) for key in keys_b]
-            self.operations.append({"op": "reorder", "path": path, "order": order})
+            if self.refs:
+                self.operations.append({"op": "reorder", "path": path, "order": order})
+            else:  # RFC 6902 has no reorder: the array in its new order
+                self.operations.append({"op": "replace", "path": path, "value": b})
             return
         members = _Members(a) if len(a) * len(b) <= _MOVE_SEARCH_LIMIT else None
         matcher = difflib.SequenceMatcher(None, keys_a, keys_b, autojunk=False)
@@ -402,9 +429,12 @@ class _Differ:
                     # the element moved here from elsewhere in the base, and changed: copy the
                     # base's subtree, then apply this turn's changes on top of it
                     self.operations.append({"op": "remove", "path": here})
-                    self.operations.append(
-                        {"op": "ref", "path": here, "from": jp.append(origin, source)}
-                    )
+                    if self.refs:
+                        self.operations.append(
+                            {"op": "ref", "path": here, "from": jp.append(origin, source)}
+                        )
+                    else:  # RFC 6902 copies from the patched document, not the base: inline
+                        self.operations.append({"op": "add", "path": here, "value": a[source]})
                 self.diff(a[source], b[j1 + k], here, jp.append(origin, source))
             for k in range(paired, j2 - j1):  # new elements, after the paired ones
                 self._value_op("add", jp.append(path, i1 + k), b[j1 + k])
@@ -443,14 +473,15 @@ class _Members:
         return best
 
 
-def diff(base: Any, target: Any) -> list[dict[str, Any]]:
-    """Operations that turn ``base`` into ``target`` (checked: applying them restores
-    ``target`` in canonical bytes)."""
-    differ = _Differ(base)
+def diff(base: Any, target: Any, vocabulary: str = "loopx") -> list[dict[str, Any]]:
+    """Operations in ``vocabulary`` that turn ``base`` into ``target`` (checked: applying them
+    restores ``target`` in canonical bytes)."""
+    differ = _Differ(base, refs=vocabulary == "loopx")
     differ.diff(base, target, "")
     operations = differ.operations
     try:
-        exact = canonical_bytes(apply_delta(base, operations)) == canonical_bytes(target)
+        restored = apply_delta(base, operations, vocabulary)
+        exact = canonical_bytes(restored) == canonical_bytes(target)
     except DeltaError:
         exact = False
     if not exact:

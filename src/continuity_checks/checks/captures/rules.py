@@ -30,7 +30,11 @@ PATH_ESCAPES = rule(
     """Every path a capture file names (capture_file, a pinned file, a reader's capture, a
     delivery's base or delta) is relative to the directory of the file that names it and stays
     inside it: an absolute path, a ".." component or a backslash is refused, and the file is
-    never opened. A symlink leading out of the checked root is refused by the snapshot.""",
+    never opened. The same for a name whose real location, once symlinks are followed, is
+    outside the directory (a capture.json that links to a sibling directory or elsewhere in
+    the root): it is never read or hashed, in file mode and in history mode (at the commit that
+    brings the symlink in). A symlink leading out of the checked root is refused by the
+    snapshot (CC001).""",
     hint="name the file by its relative name inside the same directory",
 )
 NAMED_MISSING = rule(
@@ -119,7 +123,8 @@ DUPLICATE_POINTER = rule(
     FAMILY,
     "a pointer is selected twice",
     """LoopX merges several --select options into one read; a pointer given twice is kept as given
-    (this project only flags it: it is lenient, LoopX may reject it).""",
+    (this project only flags it: it is lenient, LoopX may reject it). With [captures]
+    duplicate-pointers = "reject" it is an error, and `continuity capture read` refuses it.""",
     severity=W,
     hint="select each pointer once",
 )
@@ -166,7 +171,9 @@ CYCLE_DELTA_SCHEMA = rule(
     "cycle-delta.json does not match its schema",
     """A cycle delta is a JSON object with schema_version 1, base_sha256, target_sha256 and
     operations: add {path, value}, replace {path, value}, remove {path}, move {from, path},
-    reorder {path, order}, ref {path, from}. Schema: loopx-cycle-delta.""",
+    reorder {path, order}, ref {path, from}. Schema: loopx-cycle-delta. With [captures]
+    delta-ops = "rfc6902" the operations are RFC 6902's (add, remove, replace, move, copy
+    {from, path}, test {path, value}); schema loopx-cycle-delta-rfc6902.""",
     hint="write the delta with `continuity capture diff BASE CURRENT`",
 )
 BASE_DIGEST = rule(

@@ -20,7 +20,7 @@ import errno
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -72,6 +72,10 @@ EMPTY_CHANGE = "change must be a non-empty string"
 WENT_BACK = (
     "updated_at cannot go back: expected {} or later, found {} "
     "(continuity verify reports it as DL205)"
+)
+NOT_FINITE = (
+    "conversation delta holds a number JSON cannot write (NaN, or beyond a double such as 1e999);"
+    " refusing to write it as Infinity"
 )
 NOT_UNICODE = "conversation delta text must be valid Unicode (lone surrogates cannot be stored)"
 
@@ -145,9 +149,14 @@ def _read_entry(path: str) -> bytes:
 
 def serialise(record: JSONObject) -> bytes:
     """The prototype's on-disk form: one compact JSON line, raw non-ASCII, then ``\\n``."""
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
     try:
-        return text.encode("utf-8")
+        # allow_nan=False: a number beyond a double (1e999 read back as infinity) or NaN would be
+        # written as Infinity / NaN, which is not JSON and which `continuity check` rejects (CC006)
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise DeltaError(NOT_FINITE) from None
+    try:
+        return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:
         raise DeltaError(NOT_UNICODE) from None
 
@@ -200,9 +209,34 @@ class DeltaStore:
 
     # ------------------------------------------------------------------ writing
 
-    def lock(self) -> AbstractContextManager[None]:
-        """The store's writer lock (not re-entrant; every write operation takes it itself)."""
-        return atomic.locked(self.lock_path, self.lock_timeout)
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """The store's writer lock (not re-entrant; every write operation takes it itself).
+        Holding it, no other helper is writing: a temp file left in ``changes/`` is what a
+        killed writer left, and is removed before anything else happens (``check`` would
+        report it as DL112 until then)."""
+        with atomic.locked(self.lock_path, self.lock_timeout):
+            self._remove_stale_temp_files()
+            yield
+
+    def _remove_stale_temp_files(self) -> None:
+        """Remove ``changes/.*.tmp`` (this helper's temp files, and the prototype's
+        ``.X.json.*.tmp``), inside the root only."""
+        directory = os.path.realpath(self.changes_dir)
+        root = os.path.realpath(self.root)
+        if not directory.startswith(root.rstrip(os.sep) + os.sep):
+            return
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            return  # no changes/ yet, or unreadable: the operation itself says so
+        for entry in entries:
+            if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        os.unlink(entry.path)
+                except OSError:
+                    pass  # another process removed it, or it cannot be: DL112 will tell
 
     def init(self) -> list[str]:
         """Create what is missing (§4.1); return the report lines (empty: already initialised)."""

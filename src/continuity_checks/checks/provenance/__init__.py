@@ -13,4 +13,7 @@ DECLARATION = Declaration(
     files=r"(^|/)(SHA256SUMS(\.txt)?|[^/]*\.sha256|PROVENANCE\.json|[^/]*\.provenance\.json)$",
     hook_id="check-sha256sums",
     options=("sums-files", "manifests", "relative-to"),
+    # an original's bytes never change: a commit that edits or deletes a listed file without
+    # touching its listing is checked too (PV203), through CommitContext.paths
+    every_commit=True,
 )

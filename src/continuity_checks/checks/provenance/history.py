@@ -7,9 +7,13 @@ A commit that adds, edits or deletes a sums file or manifest is compared with it
   entry that moves from one listing to another in the same commit, as in a rename of the
   listing, is not removed);
 - PV203: an original listed before and after (every sums entry; a manifest artifact with role
-  original kept in the repository) whose bytes differ between the two trees — read through
-  ``context.before`` / ``context.after``, since the artifact itself is usually not a file this
-  family claims;
+  original kept in the repository) whose bytes differ between the two trees, or that the commit
+  deletes — at every commit, not only at one that edits a listing. The family declares
+  ``every_commit`` and keeps, in its instance, which originals the listings pin (:class:`Pins`):
+  read once from the tree before the first commit it sees, then updated from each commit's
+  changed listings. A commit is then checked by looking up each path it changes
+  (``context.paths``) in that map, so a commit that touches no listed file costs a few
+  dictionary look-ups;
 - PV103 / PV104 at the commit: an entry that is new (or newly hashed) must name a file that
   exists at the commit and matches, so that every listing is written true when it is written.
 
@@ -21,8 +25,8 @@ still listed, so a schema error is never mistaken for a removal.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from continuity_checks.checks.provenance import listed, manifest, sums
@@ -37,6 +41,7 @@ from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 if TYPE_CHECKING:
     from continuity_checks.checks.provenance.family import ProvenanceFamily
+    from continuity_checks.core.git import RawChange
 
 _NAMED_AT_MOST = 5  # paths named in a finding about a deleted listing
 
@@ -102,13 +107,95 @@ def entries(
     return found
 
 
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
+)
+"""Directories the walk for the listings does not enter: the engine's ``SKIP_DIRS`` (a family
+imports only ``core``, so a test keeps the two equal)."""
+
+
+@dataclass
+class Pins:
+    """Which originals the listings pin, at one commit: for each listing its original entries
+    kept in the repository, and for each pinned path the entries that pin it.
+
+    Built from a whole tree once (:meth:`build`), then moved from commit to commit by the
+    listings each commit changes (:meth:`update`). ``at`` is the commit (or tree) it describes:
+    a commit whose first parent is another one (a merge's side, the start of a second range)
+    gets it built again from its own parent's tree.
+    """
+
+    at: str | None
+    listings: dict[str, list[Listed]] = field(default_factory=dict)
+    by_path: dict[str, dict[str, Listed]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, family: ProvenanceFamily, tree: Snapshot) -> Pins:
+        pins = cls(tree.commit)
+        for path, kind in _listings(family, tree):
+            data = tree.read(path)
+            if isinstance(data, Unreadable):
+                continue  # over the size limit: what it pins is unknown (CC008 is file mode's)
+            found = entries(kind, path, data, family.relative_to, family.max_depth)
+            if found is not None:
+                pins.update(path, found)
+        return pins
+
+    def update(self, listing: str, found: list[Listed]) -> None:
+        """``listing`` now pins what ``found`` lists (nothing, for a deleted listing)."""
+        for entry in self.listings.pop(listing, ()):
+            pinned = self.by_path.get(entry.path)
+            if pinned is not None:
+                pinned.pop(listing, None)
+                if not pinned:
+                    del self.by_path[entry.path]
+        kept = [e for e in found if e.original and e.stored]
+        if kept:
+            self.listings[listing] = kept
+            for entry in kept:
+                self.by_path.setdefault(entry.path, {}).setdefault(listing, entry)
+
+
+def _listings(family: ProvenanceFamily, tree: Snapshot) -> Iterator[tuple[str, str]]:
+    """Every sums file and manifest in ``tree`` as ``(path, kind)``: the directories are walked
+    through the snapshot, without entering :data:`SKIP_DIRS` or a symlinked directory (git
+    records a symlink, never the files seen through it), and without the paths the configured
+    ``exclude`` leaves out (the engine never hands the family their changes, so pins read from
+    them could not be kept up to date)."""
+    pending = [""]
+    while pending:
+        directory = pending.pop()
+        names = tree.list(directory)
+        if isinstance(names, Unreadable):
+            continue  # the empty tree of a root commit's parent
+        for name in names:
+            path = f"{directory}/{name}" if directory else name
+            if tree.is_dir(path):
+                if name not in SKIP_DIRS and tree.resolve(path) == path:
+                    pending.append(path)
+                continue
+            kind = family.claims(path)
+            if kind is not None and not family.exclude.match(path):
+                yield path, kind
+
+
 def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Finding]:
+    pins = family.pins
+    if pins is None or pins.at != context.before.commit:
+        pins = family.pins = Pins.build(family, context.before)
+    # the originals this commit changes or deletes, as the listings pinned them at the parent
+    touched = _touched(pins, context.paths) if pins.by_path else []
+    pins.at = context.after.commit
+    if not context.changes and not touched:
+        return []  # the commit touches no listing and no listed original: the usual case
     sha = context.commit.sha
     before: dict[str, Listed] = {}
     after: dict[str, Listed] = {}
     deleted: dict[str, list[Listed]] = {}
     for change in context.changes:
         old, new = _versions(family, change)
+        if new is not None:
+            pins.update(change.path, new)
         if old is None or new is None:
             continue  # a version that does not parse: nothing both sides state
         for entry in old:
@@ -142,7 +229,49 @@ def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Findi
     to_verify += [entry for path, entry in after.items() if path not in before]
     findings.extend(_verify(context.after, to_verify, sha))
     findings.extend(_originals(context.before, context.after, kept_originals, sha))
+    seen = {entry.path for entry in kept_originals}
+    findings.extend(_pinned(context, pins, [c for c in touched if c[0].path not in seen]))
     return findings
+
+
+def _touched(pins: Pins, paths: Sequence[RawChange]) -> list[tuple[RawChange, dict[str, Listed]]]:
+    """The changes of listed originals among ``paths``, each with the entries that pinned it at
+    the parent. An added path was not there to keep; a change of mode alone keeps the bytes."""
+    by_path = pins.by_path
+    return [
+        (c, dict(by_path[c.path]))
+        for c in paths
+        if c.path in by_path and c.old_blob is not None and c.old_blob != c.new_blob
+    ]
+
+
+def _pinned(
+    context: CommitContext, pins: Pins, touched: list[tuple[RawChange, dict[str, Listed]]]
+) -> Iterator[Finding]:
+    """PV203 for each original the commit changes or deletes while a listing still pins it
+    with the digest it had at the parent. An original whose entry the commit removes or
+    re-hashes is PV202 or PV201 (the listing changed too), reported above."""
+    sha = context.commit.sha
+    for change, was_pinned in touched:
+        digests = {entry.digest for entry in was_pinned.values()}
+        still = [e for e in pins.by_path.get(change.path, {}).values() if e.digest in digests]
+        if not still:
+            continue
+        entry = still[0]
+        was = context.before.sha256(change.path)
+        expected = f"SHA-256 {was.hex if not isinstance(was, Unreadable) else entry.digest}"
+        if change.new_blob is None:
+            found = "the file deleted"
+        else:
+            now = context.after.sha256(change.path)
+            # the blob ids differ, so the bytes did: say how, even when they cannot be hashed
+            found = f"SHA-256 {now.hex}" if not isinstance(now, Unreadable) else now.message
+        yield entry.finding(
+            pv.ORIGINAL_CHANGED,
+            f"{named(entry.written)}: expected the original's bytes to stay ({expected}), "
+            f"found {found}",
+            sha,
+        )
 
 
 def _versions(

@@ -109,6 +109,8 @@ ORIGINAL_CHANGED = rule(
     FAMILY,
     "original artifact's bytes changed",
     """A file listed as an original (a sums entry, or a manifest artifact with role "original")
-    must keep its bytes. The commit changed or deleted them while it also edited the listing.""",
+    must keep its bytes. The commit changed or deleted it while a listing still pinned it with
+    the digest it had before: at any commit, whether or not the commit also edits the listing
+    (re-hashing the entry is PV201, removing it PV202).""",
     hint="restore the original bytes; publish a changed version as a derived artifact",
 )

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from continuity_checks.checks.working_state import DECLARATION, files, history
+# Only what __init__ and claims need is imported here: the commit hook builds every family to
+# route the staged paths, and most commits touch none of ours. The check modules (files,
+# history, state) are imported inside the calls that use them.
+from continuity_checks.checks.working_state import DECLARATION
 from continuity_checks.checks.working_state import rules as rules  # registers the WS rules
+from continuity_checks.checks.working_state.settings import (
+    DEFAULT_COMPRESS_WARN_CHARS,
+    RUNTIME_KINDS,
+    Settings,
+)
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
 from continuity_checks.core.findings import Finding
@@ -26,14 +34,14 @@ class WorkingStateFamily:
                 f"expected a list of glob strings, found {projections!r}",
             )
         self.projections = Globs(projections)
-        warn = table.get("compress-warn-chars", files.DEFAULT_COMPRESS_WARN_CHARS)
+        warn = table.get("compress-warn-chars", DEFAULT_COMPRESS_WARN_CHARS)
         if not isinstance(warn, int) or isinstance(warn, bool) or warn <= 0:
             raise config.error(
                 "working-state.compress-warn-chars",
                 f"expected a positive integer, found {warn!r}",
             )
         self.max_depth = config.max_depth
-        self.settings = files.Settings(config.max_depth, warn)
+        self.settings = Settings(config.max_depth, warn)
 
     def claims(self, path: str) -> str | None:
         parts = path.split("/")
@@ -54,13 +62,23 @@ class WorkingStateFamily:
         return None
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
+        # imported here, not at the top: see the comment on the imports
+        from continuity_checks.checks.working_state import files
+
         return files.check_file(file, self.settings)
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
-        runtime = [c.path for c in claimed if c.kind in files.RUNTIME_KINDS]
-        return files.runtime_findings(runtime) if runtime else ()
+        runtime = [c.path for c in claimed if c.kind in RUNTIME_KINDS]
+        if not runtime:
+            return ()
+        from continuity_checks.checks.working_state import files  # see the imports
+
+        return files.runtime_findings(runtime)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
+        # imported here, not at the top: see the comment on the imports
+        from continuity_checks.checks.working_state import history
+
         return history.check_commit(context, self.max_depth)
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from continuity_checks.checks.working_state import rules as ws
 from continuity_checks.checks.working_state import state as dsh
+from continuity_checks.checks.working_state.settings import RUNTIME_KINDS, Settings
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
@@ -38,20 +38,11 @@ CONTEXT_DEFAULTS = {
     "soft_headroom_tokens": 24576,
     "hard_headroom_tokens": 4096,
 }
-#: /compress refuses once both states' 2-space JSON exceed max_input_chars (96,000) - 16,000;
-#: warn at three quarters of that, while there is still room to consolidate
-DEFAULT_COMPRESS_WARN_CHARS = 60000
 _HEX64 = re.compile("[0-9a-f]{64}")
 
 #: how the parts of a state check report: a finding of ``rule`` at a pointer, with a message
 Report = Callable[[Rule, str, str], None]
 COMPRESS_REFUSAL_CHARS = 80000
-
-
-@dataclass(frozen=True)
-class Settings:
-    max_depth: int
-    compress_warn_chars: int
 
 
 def check_file(file: FileInput, settings: Settings) -> list[Finding]:
@@ -65,9 +56,6 @@ def check_file(file: FileInput, settings: Settings) -> list[Finding]:
     if file.kind == "state":
         return check_state(doc, file.path, file.data, settings)
     return check_project_file(doc, file.path, file.data)
-
-
-RUNTIME_KINDS = ("runtime", "transaction")
 
 
 def runtime_root(path: str) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 from continuity_checks.checks.working_state import files
 from continuity_checks.checks.working_state import rules as ws
 from continuity_checks.checks.working_state import state as dsh
+from continuity_checks.checks.working_state.settings import RUNTIME_KINDS
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import show
 from continuity_checks.core.family import Change, CommitContext
@@ -31,7 +32,7 @@ BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"
 def check_commit(context: CommitContext, max_depth: int) -> list[Finding]:
     sha = context.commit.sha
     findings: list[Finding] = []
-    runtime = [c.path for c in context.changes if c.kind in files.RUNTIME_KINDS and c.status != "D"]
+    runtime = [c.path for c in context.changes if c.kind in RUNTIME_KINDS and c.status != "D"]
     if runtime:
         findings.extend(files.runtime_findings(runtime, sha))
     for change in context.changes:

@@ -1,0 +1,54 @@
+"""The commit hook's start-up: importing a family module does not import its checks.
+
+``continuity check --staged`` builds every family to ask which staged paths it claims; most
+commits touch no provenance or working-state file, so their check modules (parsers, schemas,
+the state hash) are imported only inside ``check_file`` / ``check_tree`` / ``check_commit``.
+Each import runs in a fresh interpreter, so nothing another test imported can hide one.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+CASES = {
+    # family package: modules that must not be imported with its family module
+    "provenance": {"files", "history", "listed", "manifest", "sums", "add"},
+    "working_state": {"files", "history", "state", "helper"},
+}
+
+
+def imported_after(module: str, prefix: str) -> list[str]:
+    code = (
+        f"import {module}, sys; "
+        f"print('\\n'.join(sorted(m for m in sys.modules if m.startswith({prefix!r}))))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return result.stdout.split()
+
+
+@pytest.mark.parametrize("package", sorted(CASES))
+def test_the_family_module_imports_none_of_its_checks(package: str) -> None:
+    prefix = f"continuity_checks.checks.{package}"
+    loaded = imported_after(f"{prefix}.family", prefix)
+    assert f"{prefix}.family" in loaded  # the import did happen, in this interpreter
+    assert f"{prefix}.rules" in loaded  # the rules are registered with the family
+    checks = {f"{prefix}.{name}" for name in CASES[package]}
+    assert checks.isdisjoint(loaded), sorted(checks & set(loaded))
+
+
+@pytest.mark.parametrize("package", sorted(CASES))
+def test_the_check_modules_are_real(package: str) -> None:
+    """The names above are modules of the package: a rename cannot make the test pass
+    vacuously."""
+    prefix = f"continuity_checks.checks.{package}"
+    for name in CASES[package]:
+        assert f"{prefix}.{name}" in imported_after(f"{prefix}.{name}", prefix)
