@@ -125,6 +125,28 @@ def test_trailer_naming_another_delta(repo: GitRepo, run_json: RunCLI) -> None:
     assert (code, found(report)) == (1, [("DL201", B, sha, None)])
 
 
+def test_a_commit_naming_two_conversations_is_dl210(repo: GitRepo, run_json: RunCLI) -> None:
+    """Trailers cannot make one commit speak for two conversations (the form a takeover would
+    take to pass DL201)."""
+    sha = repo.commit(
+        "A and B",
+        {
+            A: delta(updated="2026-09-21T16:40:00+08:00"),
+            B: delta("2026-09-21T17:00:00+08:00", "2026-09-21T17:10:00+08:00", "codex"),
+        },
+        trailers=[A, B],
+    )
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL210", A, sha, None)])
+    assert B in report["findings"][0]["message"]
+
+
+def test_a_delta_and_its_frozen_form_are_one_conversation(repo: GitRepo, run_json: RunCLI) -> None:
+    repo.commit("freeze A", {A_FROZEN: A0}, delete=[A], trailers=[A, A_FROZEN])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, report["findings"]) == (0, [])
+
+
 @pytest.mark.parametrize(
     "trailer",
     [

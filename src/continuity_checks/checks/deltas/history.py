@@ -129,6 +129,24 @@ def normalise_trailer_path(value: str) -> str:
     return "" if text == "." or text == ".." or text.startswith("../") else text
 
 
+def _several_conversations(named: frozenset[str], commit: Commit) -> list[Finding]:
+    """DL210 when the trailers of a commit that is not a merge name more than one conversation's
+    delta: a delta and its frozen form are one conversation."""
+    if commit.is_merge:
+        return []  # a merge carries the work of the commits it merges, each judged on its own
+    conversations = sorted({naming.unfrozen_name(n) if naming.is_frozen(n) else n for n in named})
+    if len(conversations) < 2:
+        return []
+    return [
+        dl.SEVERAL_CONVERSATIONS.finding(
+            conversations[0],
+            f"expected a {TRAILER} trailer naming one conversation's delta, found "
+            f"{len(conversations)}: {', '.join(conversations)}",
+            commit=commit.sha,
+        )
+    ]
+
+
 def _is_named(path: str, named: frozenset[str]) -> bool:
     """Whether a trailer names ``path``: by its repository path, or by its bare file name (the
     store's directory goes without saying)."""
@@ -162,6 +180,9 @@ def _ownership(
 ) -> list[Finding]:
     if mode == "off" or not deltas:
         return []
+    several = _several_conversations(named, commit)
+    if several:
+        return several
     if named:
         for change in deltas:
             if change.status != "D" and not _is_named(change.path, named):

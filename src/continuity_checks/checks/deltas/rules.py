@@ -183,7 +183,7 @@ FOREIGN_DELTA = rule(
     "commit changes a delta its trailer does not name",
     """A commit whose message carries `Continuity-Delta: <path>` may create or modify that delta
     only. Changing another conversation's delta is a takeover.""",
-    hint="split the commit, or name every delta the conversation owns (one per conversation)",
+    hint="commit each conversation's delta on its own, each commit naming that one delta",
 )
 SEVERAL_DELTAS = rule(
     "DL202",
@@ -248,4 +248,14 @@ LEGACY_REWRITTEN = rule(
     "read-only", the default) or may only grow at its end (deltas.legacy = "append-only": the old
     bytes are a prefix of the new). Editing, reordering or deleting records rewrites history.""",
     hint="restore the file from the parent commit; new history goes into Conversation Deltas",
+)
+SEVERAL_CONVERSATIONS = rule(
+    "DL210",
+    FAMILY,
+    "commit names the deltas of several conversations",
+    """A conversation owns one delta, and a Continuity-Delta trailer says which conversation a
+    commit speaks for. Trailers that name two or more deltas (other than one delta and its frozen
+    form) let one commit speak for several conversations at once, which is how a takeover would
+    hide behind a trailer. Each conversation's changes go in commits of their own.""",
+    hint="commit each conversation's delta on its own, each commit naming that one delta",
 )
