@@ -77,19 +77,21 @@ class Report:
     max_per_file: int = 100
     max_total: int = 1000
 
-    def _unique(self) -> list[Finding]:
-        """Each finding once, in a deterministic order: history order of commits, then path,
-        position, rule and message."""
+    def _unique(self) -> dict[tuple[object, ...], Finding]:
+        """Each finding once (by place, rule, message, commit, severity and hint), keyed by its
+        sort key; not sorted: counting needs no order."""
         order = self.commit_order
-        unique = {(f.sort_key(order), f.commit, f.severity, f.hint): f for f in self.findings}
-        return [unique[k] for k in sorted(unique, key=lambda k: (k[0], k[1] or ""))]
+        return {(f.sort_key(order), f.commit or "", f.severity, f.hint): f for f in self.findings}
 
     def sorted_findings(self) -> list[Finding]:
-        """The findings to show: :meth:`_unique`, at most ``max_per_file`` for one path and
+        """The findings to show, each once, in a deterministic order (history order of commits,
+        then path, position, rule and message): at most ``max_per_file`` for one path and
         ``max_total`` in all (:attr:`not_shown` counts the others)."""
+        unique = self._unique()
         shown: list[Finding] = []
         per_path: dict[str, int] = {}
-        for finding in self._unique():
+        for key in sorted(unique, key=lambda k: (k[0], k[1])):
+            finding = unique[key]
             count = per_path.get(finding.path, 0)
             if count >= self.max_per_file or len(shown) >= self.max_total:
                 continue
@@ -99,15 +101,22 @@ class Report:
 
     @property
     def not_shown(self) -> int:
-        return len(self._unique()) - len(self.sorted_findings())
+        """How many findings the caps leave out: whatever the order, the first ``max_per_file``
+        of each path are shown, up to ``max_total`` in all."""
+        per_path: dict[str, int] = {}
+        for finding in self._unique().values():
+            per_path[finding.path] = per_path.get(finding.path, 0) + 1
+        total = sum(per_path.values())
+        shown = min(self.max_total, sum(min(n, self.max_per_file) for n in per_path.values()))
+        return total - shown
 
     @property
     def errors(self) -> int:
-        return sum(1 for f in self._unique() if f.severity is Severity.ERROR)
+        return sum(1 for f in self._unique().values() if f.severity is Severity.ERROR)
 
     @property
     def warnings(self) -> int:
-        return sum(1 for f in self._unique() if f.severity is Severity.WARNING)
+        return sum(1 for f in self._unique().values() if f.severity is Severity.WARNING)
 
     @property
     def exit_code(self) -> int:
