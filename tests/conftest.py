@@ -11,6 +11,9 @@ import pytest
 
 from continuity_checks.cli import main
 
+# the `root` and `cli` fixtures of the `continuity delta` tests
+pytest_plugins = ("tests.delta_cli",)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus"

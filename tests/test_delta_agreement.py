@@ -19,50 +19,14 @@ import pytest
 
 from continuity_checks.checks.deltas import scaffold
 from continuity_checks.checks.deltas.store import DeltaStore
-from continuity_checks.cli import main
 from continuity_checks.core import atomic
 from tests.conftest import RunCLI, write_tree
 
-PREFIX = "deltalayer: "
 T1 = "2026-09-21T00:01:00+08:00"
 T2 = "2026-09-21T00:02:00+08:00"
 T3 = "2026-09-21T00:03:00+08:00"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "delta-helper.md"
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="POSIX file names and symlinks")
-
-
-class Result:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-    @property
-    def json(self) -> Any:
-        assert (self.code, self.err) == (0, ""), self.err
-        return json.loads(self.out)
-
-    @property
-    def message(self) -> str:
-        assert self.code == 2 and self.out == "", (self.code, self.out, self.err)
-        assert self.err.startswith(PREFIX) and self.err.count("\n") == 1, self.err
-        return self.err[len(PREFIX) : -1]
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    path = tmp_path / "R"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def cli(root: Path, capsys: pytest.CaptureFixture[str]) -> Any:
-    def run(*args: str) -> Result:
-        capsys.readouterr()
-        code = main(["delta", "--root", str(root), *args])
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
-
-    return run
 
 
 def changes(root: Path) -> Path:

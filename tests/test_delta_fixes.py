@@ -25,7 +25,6 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +32,8 @@ import pytest
 
 from continuity_checks.checks.deltas import records, scaffold
 from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
-from continuity_checks.cli import main
 from continuity_checks.core import atomic
 
-PREFIX = "deltalayer: "
 T1 = "2026-09-21T00:01:00+08:00"
 T2 = "2026-09-21T00:02:00+08:00"
 NAME = "2026-09-21T00-01-00p08-00--codex.json"
@@ -45,42 +42,6 @@ EMPTY_TIME = "time must be a non-empty ISO 8601 date or timestamp"
 EMPTY_CHANGE = "change must be a non-empty string"
 TEMP = re.compile(r"^\.[0-9a-f]{12}\.tmp$")  # short, whatever the target's name
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="POSIX process and fsync semantics")
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-
-    @property
-    def json(self) -> Any:
-        assert (self.code, self.err) == (0, ""), self.err
-        return json.loads(self.out)
-
-    @property
-    def message(self) -> str:
-        assert self.code == 2 and self.out == "", self
-        assert self.err.startswith(PREFIX) and self.err.count("\n") == 1
-        return self.err[len(PREFIX) : -1]
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    path = tmp_path / "R"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def cli(root: Path, capsys: pytest.CaptureFixture[str]) -> Any:
-    def run(*args: str) -> Result:
-        capsys.readouterr()
-        code = main(["delta", "--root", str(root), *args])
-        out, err = capsys.readouterr()
-        return Result(code, out, err)
-
-    return run
 
 
 def changes_dir(root: Path) -> Path:
