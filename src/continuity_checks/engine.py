@@ -228,9 +228,8 @@ def check_staged(
         head = repo.head()
         fields: dict[str, str] = {}
         asked = frozenset().union(*(d.fields for d in chosen))
-        for who in ("author", "committer"):
-            if any(name.startswith(who) for name in asked):
-                name, email, date = repo.identity(who)
+        if asked:
+            for who, (name, email, date) in repo.identities().items():
                 fields |= {f"{who}_name": name, f"{who}_email": email, f"{who}_date": date}
         commit = Commit(STAGED, (head,) if head else (), "", {}, fields)
         trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))

@@ -362,18 +362,31 @@ class Repository:
             raise GitError(f"git write-tree gave {tree!r}", GIT_HINT)
         return tree
 
-    def identity(self, who: str) -> tuple[str, str, str]:
-        """Name, email and time (strict ISO 8601) of the ``author`` or ``committer`` a commit
-        made now would have, as git works them out from its configuration and environment."""
-        ident = self._output(["var", f"GIT_{who.upper()}_IDENT"]).decode("utf-8", "replace")
-        match = _IDENT.fullmatch(ident.strip())
-        if match is None:
-            raise GitError(f"git var GIT_{who.upper()}_IDENT gave {ident.strip()!r}", GIT_HINT)
-        offset = match["offset"]
-        sign = -1 if offset[0] == "-" else 1
-        zone = timezone(sign * timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])))
-        when = datetime.fromtimestamp(int(match["seconds"]), zone).isoformat()
-        return match["name"], match["email"], when
+    def identities(self) -> dict[str, tuple[str, str, str]]:
+        """``author`` and ``committer`` -> name, email and time (strict ISO 8601) of a commit
+        made now, as git works them out from its configuration and environment: both from one
+        ``git var -l``."""
+        found: dict[str, tuple[str, str, str]] = {}
+        for line in self._output(["var", "-l"]).decode("utf-8", "replace").splitlines():
+            key, _, ident = line.partition("=")
+            who = {"GIT_AUTHOR_IDENT": "author", "GIT_COMMITTER_IDENT": "committer"}.get(key)
+            if who is None:
+                continue
+            match = _IDENT.fullmatch(ident.strip())
+            if match is None:
+                raise GitError(f"git var gave {key}={ident.strip()!r}", GIT_HINT)
+            offset = match["offset"]
+            sign = -1 if offset[0] == "-" else 1
+            zone = timezone(sign * timedelta(hours=int(offset[1:3]), minutes=int(offset[3:5])))
+            when = datetime.fromtimestamp(int(match["seconds"]), zone).isoformat()
+            found[who] = (match["name"], match["email"], when)
+        for who in ("author", "committer"):
+            if who not in found:
+                raise GitError(
+                    f"git cannot tell the {who} of a commit made now",
+                    "set user.name and user.email (git config), as git commit needs them",
+                )
+        return found
 
     def _output(self, args: list[str], *, check: bool = True) -> bytes:
         """The output of one short git command; with ``check``, its first line of complaint as
