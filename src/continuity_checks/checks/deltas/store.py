@@ -17,8 +17,10 @@ from the prototype are deliberate and listed in docs/delta-helper.md:
 from __future__ import annotations
 
 import errno
+import heapq
 import json
 import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -79,6 +81,9 @@ NOT_FINITE = (
 )
 NOT_UNICODE = "conversation delta text must be valid Unicode (lone surrogates cannot be stored)"
 
+#: Bytes of the legacy file read at a time.
+LEGACY_BLOCK = 1 << 20
+
 CONVERSATION_PREFIX = "conversation:"
 LEGACY_PREFIX = "legacy:"
 LINE_MARK = "#line="
@@ -86,6 +91,9 @@ LINE_MARK = "#line="
 
 class DeltaError(Exception):
     """A domain error; ``str()`` is the one-line message (``deltalayer: <message>`` in the CLI)."""
+
+
+_DeltaKey = tuple[tuple[int, float], tuple[int, float], str]
 
 
 @dataclass(frozen=True)
@@ -339,10 +347,15 @@ class DeltaStore:
     current = show
 
     def recent(self, limit: int = DEFAULT_LIMIT) -> JSONObject:
-        """The first ``limit`` items of the merged history (§3.1)."""
+        """The first ``limit`` items of the merged history (§3.1): the same page as the whole
+        list would give, with memory bounded by the page (and the warnings). Every delta is
+        read for its sort key, but only the ``limit`` newest are kept; the legacy file is read
+        in blocks, every line checked (each page carries all warnings, T20), and only the last
+        lines the page still needs are kept."""
         limit = check_limit(limit)
-        entries, warnings = self._history()
-        return self._page(entries, limit, warnings)
+        deltas, delta_warnings = self._newest_deltas(limit)
+        legacy, legacy_warnings = self._read_legacy(keep=limit - len(deltas))
+        return self._page(deltas + legacy[::-1], limit, delta_warnings + legacy_warnings)
 
     def older(self, before: str, limit: int = DEFAULT_LIMIT) -> JSONObject:
         """The ``limit`` items after cursor ``before`` (§3.2)."""
@@ -567,8 +580,58 @@ class DeltaStore:
                 continue  # listed once, under its frozen name
             yield name, path, link
 
+    def _newest_deltas(self, limit: int) -> tuple[list[_Entry], list[JSONObject]]:
+        """The ``limit`` first deltas of the history and the warnings of all of them, as
+        :meth:`_read_deltas` gives them, holding no more than ``limit`` records at a time: the
+        directory is scanned as it comes (not listed whole), each delta read for its sort key
+        and dropped unless it is among the newest so far (a heap of at most ``limit``). An
+        ``X.json`` that is the same file as ``X.frozen.json`` (a freeze cut short) is listed
+        once, under its frozen name: looked up only for a delta that would be kept or warned
+        about, so that the scan needs no set of every name."""
+        heap: list[tuple[_DeltaKey, _Entry]] = []  # the names make the keys unique
+        warned: list[tuple[str, JSONObject]] = []
+        changes_real: Path | None = None
+        try:
+            scan = os.scandir(self.changes_dir)
+        except FileNotFoundError:
+            return [], []
+        with scan:
+            for entry in scan:
+                name = entry.name
+                if not name.endswith(naming.SUFFIX):
+                    continue
+                path = entry.path
+                try:
+                    if entry.is_symlink():
+                        changes_real = changes_real or Path(os.path.realpath(self.changes_dir))
+                        if _inside(Path(os.path.realpath(path)), changes_real) is None:
+                            raise DeltaError(OUTSIDE)
+                    record, times = self._parse(_read_entry(path))
+                except (DeltaError, OSError) as exc:
+                    if self._frozen_link(Path(path)) is None:
+                        warning = {
+                            "path": f"{CHANGES_REL}/{name}",
+                            "error": str(exc),
+                            "skipped": True,
+                        }
+                        warned.append((name, warning))
+                    continue
+                key = (times.updated.sort_key(), times.started.sort_key(), name)
+                if len(heap) == limit and key <= heap[0][0]:
+                    continue  # older than every delta kept: not on the page
+                if self._frozen_link(Path(path)) is not None:
+                    continue  # listed under its frozen name
+                kept = (key, _Entry(self._delta_item(record, name, name)))
+                if len(heap) < limit:
+                    heapq.heappush(heap, kept)
+                else:
+                    heapq.heapreplace(heap, kept)
+        heap.sort(key=lambda kept: kept[0], reverse=True)
+        warned.sort(key=lambda pair: pair[0])
+        return [entry for _, entry in heap], [warning for _, warning in warned]
+
     def _read_deltas(self) -> tuple[list[_Entry], list[JSONObject]]:
-        keyed: list[tuple[tuple[tuple[int, float], tuple[int, float], str], _Entry]] = []
+        keyed: list[tuple[_DeltaKey, _Entry]] = []
         warnings: list[JSONObject] = []
         changes_real: Path | None = None
         for name, path, link in self._delta_files():
@@ -589,35 +652,56 @@ class DeltaStore:
         keyed.sort(key=lambda pair: pair[0], reverse=True)
         return [entry for _, entry in keyed], warnings
 
-    def _read_legacy(self) -> tuple[list[_Entry], list[JSONObject]]:
-        """Legacy events in file order; a bad line is a warning, blank lines only count."""
+    def _read_legacy(self, keep: int | None = None) -> tuple[list[_Entry], list[JSONObject]]:
+        """Legacy events in file order; a bad line is a warning, blank lines only count. With
+        ``keep``, only the last ``keep`` events are returned (and held): the file is read in
+        blocks of :data:`LEGACY_BLOCK` bytes, not whole."""
+        entries: deque[_Entry] | list[_Entry] = [] if keep is None else deque(maxlen=keep)
+        warnings: list[JSONObject] = []
+        number = 0
         try:
-            data = self.legacy_path.read_bytes()
+            with open(self.legacy_path, "rb") as handle:
+                rest = b""
+                while block := handle.read(LEGACY_BLOCK):
+                    lines = (rest + block).split(b"\n")
+                    rest = lines.pop()
+                    for line in lines:
+                        number += 1
+                        self._legacy_line(line, number, entries, warnings)
+                number += 1
+                self._legacy_line(rest, number, entries, warnings)
         except FileNotFoundError:
             return [], []
         except OSError as exc:
             return [], [{"path": self.legacy_path.as_posix(), "error": str(exc), "skipped": True}]
-        entries: list[_Entry] = []
-        warnings: list[JSONObject] = []
-        for number, line in enumerate(data.split(b"\n"), start=1):
-            if not line.strip():
-                # blank means ASCII whitespace only, as in the prototype: a line of U+3000 or
-                # U+00A0 is not blank, and json.loads reports it
-                continue
-            try:
-                value = _decode_json(line)
-                time = records.validate_legacy(value)
-            except (DeltaError, RecordError) as exc:
-                warnings.append({"line": number, "error": str(exc), "skipped": True})
-                continue
-            assert isinstance(value, dict)
-            item = dict(value)
-            item["_kind"] = "legacy"
-            item["_cursor"] = f"{time.isoformat()}{LINE_MARK}{number}"
-            item["_path"] = LEGACY_REL
-            item["_line"] = number
-            entries.append(_Entry(item, time, number))
-        return entries, warnings
+        return list(entries), warnings
+
+    @staticmethod
+    def _legacy_line(
+        line: bytes,
+        number: int,
+        entries: deque[_Entry] | list[_Entry],
+        warnings: list[JSONObject],
+    ) -> None:
+        if not line.strip():
+            # blank means ASCII whitespace only, as in the prototype: a line of U+3000 or
+            # U+00A0 is not blank, and json.loads reports it
+            return
+        try:
+            value = _decode_json(line)
+            time = records.validate_legacy(value)
+        except (DeltaError, RecordError) as exc:
+            warnings.append({"line": number, "error": str(exc), "skipped": True})
+            return
+        if isinstance(entries, deque) and entries.maxlen == 0:
+            return  # the page is full of deltas: only the warnings are wanted
+        assert isinstance(value, dict)
+        item = dict(value)
+        item["_kind"] = "legacy"
+        item["_cursor"] = f"{time.isoformat()}{LINE_MARK}{number}"
+        item["_path"] = LEGACY_REL
+        item["_line"] = number
+        entries.append(_Entry(item, time, number))
 
     @staticmethod
     def _page(entries: Sequence[_Entry], limit: int, warnings: list[JSONObject]) -> JSONObject:
