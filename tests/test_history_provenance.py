@@ -550,3 +550,31 @@ def test_the_listings_walk_skips_what_the_engine_skips() -> None:
     from continuity_checks.checks.provenance import history
 
     assert frozenset(engine.SKIP_DIRS) == history.SKIP_DIRS
+
+
+@pytest.mark.parametrize(
+    ("config", "listing"),
+    [
+        ("", "deep/er/SHA256SUMS"),
+        ("", "deep/er/evidence.sha256"),
+        # a pattern that ends with a wildcard: no ending to search for, every directory is read
+        ('[provenance]\nsums-files = ["SUMS*"]\n', "deep/er/SUMS-2026"),
+    ],
+)
+def test_the_commit_hook_finds_a_nested_listing_beside_many_files(
+    repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch, config: str, listing: str
+) -> None:
+    """The pins of the commit being made come from the listings of HEAD's tree, found without
+    parsing the directories that cannot hold one (here 300 files of other names): a listing
+    several directories down is still found, and an edit of what it pins is PV203."""
+    files: dict[str, str | bytes] = {f"bulk/{n:03d}.txt": f"{n}\n" for n in range(300)}
+    files |= {"deep/er/a.txt": A, listing: sums((A, "deep/er/a.txt"))}
+    if config:
+        files[".continuity.toml"] = config
+    repo.commit("listed", files)
+    repo.write({"deep/er/a.txt": C, "bulk/007.txt": "edited\n"})
+    repo.git("add", "-A")
+    monkeypatch.chdir(repo.path)
+    code, report = run_json("check", "--staged", "deep/er/a.txt", "--family", "provenance")
+    assert code == 1
+    assert findings_of(report) == [("PV203", listing, "staged", 1, None)]

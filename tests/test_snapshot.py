@@ -124,3 +124,48 @@ def test_resolve_follows_symlinks_inside_and_refuses_outside(
     assert snap.resolve("a/one.json") == "a/one.json"
     _refused(snap.resolve("out/secret.json"), "CC001")
     _refused(snap.resolve("a/none.json"), "CC001")
+
+
+def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CommitTree.find skips the directories whose tree object cannot hold a wanted name
+    without parsing them; it must find what the plain walk (Snapshot.find) finds, in a commit
+    and in the work tree: nested listings, names that only end like one, symlinks and
+    submodule-like skips."""
+    from continuity_checks.core.git import Repository
+    from continuity_checks.core.snapshot import CommitTree
+    from tests.git_helpers import GitRepo, isolate_git
+
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {f"many/{n:03d}.json": "{}" for n in range(200)}
+    files |= {
+        "SHA256SUMS": "",
+        "a/b/c/x.sha256": "",
+        "a/b/notSHA256SUMS": "",
+        "a/plain.txt": "",
+        "a/b/deeper/none.json": "",
+        "node_modules/SHA256SUMS": "",
+        "odd/40000 name.sha256": "",
+    }
+    repo.write(files)
+    os.symlink("a/b", repo.path / "link")
+    os.symlink("SHA256SUMS", repo.path / "alias.sha256")
+    sha = repo.commit("files")
+    work = WorkTree(repo.path, 1 << 20)
+    skip = frozenset({"node_modules", ".git"})
+    with Repository(repo.path, 1 << 20) as git:
+        commit = CommitTree(git, sha, 1 << 20)
+        for endings in ((".sha256", "SHA256SUMS"), None):
+            walked = sorted(Snapshot.find(commit, skip, endings))
+            assert sorted(commit.find(skip, endings)) == walked
+            assert sorted(work.find(skip, endings)) == walked
+        assert sorted(commit.find(skip, (".sha256", "SHA256SUMS"))) == [
+            "SHA256SUMS",
+            "a/b/c/x.sha256",
+            "a/b/notSHA256SUMS",
+            "alias.sha256",
+            "odd/40000 name.sha256",
+        ]
+        assert list(CommitTree(git, None, 1 << 20).find(skip, None)) == []

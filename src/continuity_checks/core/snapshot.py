@@ -16,6 +16,7 @@ import os
 import posixpath
 import stat
 from abc import ABC, abstractmethod
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -141,6 +142,26 @@ class Snapshot(ABC):
         """Where ``path`` really is: its root-relative path once every symlink on the way is
         followed (inside the root; one leading out is refused). A file that names another by a
         relative path can check that the target stays where it must (inside its directory)."""
+
+    def find(self, skip: Collection[str], endings: tuple[str, ...] | None) -> Iterator[str]:
+        """Every path under the root that is not a directory (a file, a symlink, a submodule)
+        and whose name ends with one of ``endings`` (any name, with None), in no set order.
+        Directories named in ``skip`` are not entered, nor one reached through a symlink (a
+        commit records a symlink, never the files seen through it). The whole tree is walked
+        here; a snapshot that can rule out a directory from its raw listing does it faster."""
+        pending = [""]
+        while pending:
+            directory = pending.pop()
+            names = self.list(directory)
+            if isinstance(names, Unreadable):
+                continue  # the empty tree of a root commit's parent
+            for name in names:
+                path = f"{directory}/{name}" if directory else name
+                if self.is_dir(path):
+                    if name not in skip and self.resolve(path) == path:
+                        pending.append(path)
+                elif endings is None or name.endswith(endings):
+                    yield path
 
     def _too_large(self, path: str, size: int | None = None) -> Unreadable:
         found = "more" if size is None else str(size)
@@ -455,6 +476,38 @@ class CommitTree(Snapshot):
         if isinstance(data, Unreadable):
             return data
         return hashing.sha256_bytes(data)
+
+    def find(self, skip: Collection[str], endings: tuple[str, ...] | None) -> Iterator[str]:
+        """As :meth:`Snapshot.find`, from the tree objects themselves: a directory's raw tree
+        is parsed only when it holds a subtree or a name with one of the ``endings`` (two
+        substring searches of its bytes), so that a directory of 100,000 deltas costs a
+        search of its tree object, not 100,000 entries made and looked at in Python."""
+        if self.commit is None:
+            return
+        from continuity_checks.core.git.objects import TREE, tree_entries  # history mode only
+
+        marks = None if endings is None else tuple(e.encode() + b"\0" for e in endings)
+        id_length = len(self.commit) // 2
+        pending = [("", f"{self.commit}^{{tree}}")]
+        while pending:
+            directory, spec = pending.pop()
+            obj = self._objects.read_object(spec)
+            if obj is None or obj.type != "tree" or obj.data is None:
+                continue
+            data = obj.data
+            # every subtree entry starts with its mode "40000 "; a name may hold it too (a
+            # needless parse, never a missed file)
+            if marks is not None and b"40000 " not in data and not any(m in data for m in marks):
+                continue
+            prefix = f"{directory}/" if directory else ""
+            for entry in tree_entries(data, id_length):
+                if entry.mode == TREE:
+                    if entry.name not in skip:
+                        pending.append((prefix + entry.name, entry.sha))
+                elif endings is None or entry.name.endswith(endings):
+                    path = prefix + entry.name
+                    if entry.mode != _SYMLINK or not self.is_dir(path):
+                        yield path  # a symlink to a directory is neither entered nor a file
 
     def list(self, directory: str) -> list[str] | Unreadable:
         found = self._resolve(directory)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -41,6 +42,20 @@ def _split(patterns: tuple[str, ...]) -> tuple[Globs, Globs]:
     )
 
 
+def _endings(names: Globs, paths: Globs) -> tuple[str, ...] | None:
+    """The literal ends of the name patterns (``*.sha256`` ends with ``.sha256``), or None
+    when one of them ends with a wildcard or a pattern is a path (``a/**`` covers any name)."""
+    if paths:
+        return None
+    found = []
+    for pattern in names.patterns:
+        tail = re.split(r"[*?]", pattern)[-1]  # the only wildcards (core.globs)
+        if not tail:
+            return None
+        found.append(tail)
+    return tuple(found)
+
+
 class ProvenanceFamily:
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
@@ -48,6 +63,15 @@ class ProvenanceFamily:
         self.manifest_names, self.manifest_paths = _split(
             _globs(config, "manifests", DEFAULT_MANIFESTS)
         )
+        sums_endings = _endings(self.sums_names, self.sums_paths)
+        manifest_endings = _endings(self.manifest_names, self.manifest_paths)
+        self.listing_endings = (
+            None
+            if sums_endings is None or manifest_endings is None
+            else sums_endings + manifest_endings
+        )
+        """What the name of every listing ends with (None when a pattern leaves it open): lets
+        history mode skip the directories of a tree that cannot hold one (see history.Pins)."""
         self.relative_to: str = option(
             config, DECLARATION.name, "relative-to", "root", ("root", "sums-file")
         )

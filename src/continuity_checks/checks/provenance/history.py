@@ -157,26 +157,15 @@ class Pins:
 
 
 def _listings(family: ProvenanceFamily, tree: Snapshot) -> Iterator[tuple[str, str]]:
-    """Every sums file and manifest in ``tree`` as ``(path, kind)``: the directories are walked
-    through the snapshot, without entering :data:`SKIP_DIRS` or a symlinked directory (git
-    records a symlink, never the files seen through it), and without the paths the configured
-    ``exclude`` leaves out (the engine never hands the family their changes, so pins read from
-    them could not be kept up to date)."""
-    pending = [""]
-    while pending:
-        directory = pending.pop()
-        names = tree.list(directory)
-        if isinstance(names, Unreadable):
-            continue  # the empty tree of a root commit's parent
-        for name in names:
-            path = f"{directory}/{name}" if directory else name
-            if tree.is_dir(path):
-                if name not in SKIP_DIRS and tree.resolve(path) == path:
-                    pending.append(path)
-                continue
-            kind = family.claims(path)
-            if kind is not None and not family.exclude.match(path):
-                yield path, kind
+    """Every sums file and manifest in ``tree`` as ``(path, kind)``, found by the snapshot
+    (:meth:`Snapshot.find`: without entering :data:`SKIP_DIRS` or a symlinked directory, and,
+    in a commit, without parsing a directory whose tree object holds no name a listing can
+    end with), and without the paths the configured ``exclude`` leaves out (the engine never
+    hands the family their changes, so pins read from them could not be kept up to date)."""
+    for path in tree.find(SKIP_DIRS, family.listing_endings):
+        kind = family.claims(path)
+        if kind is not None and not family.exclude.match(path):
+            yield path, kind
 
 
 def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Finding]:
