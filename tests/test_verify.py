@@ -631,3 +631,30 @@ def test_a_bad_configuration_at_the_base_names_the_base(
     assert code == 2
     err = capsys.readouterr().err
     assert "the base" in err and ".continuity.toml" in err and "colour" in err
+
+
+def test_findings_keep_history_order_and_the_report_remembers_only_their_commits(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """The report keeps the place in the range of the commits that have findings, not of
+    every commit (that map would grow with the range): findings still come in history order,
+    whatever their paths."""
+    from continuity_checks import engine
+    from continuity_checks.core.config import Config
+
+    repo.commit(
+        "forward C", {C: delta(C0_START, "2026-09-21T19:00:00+08:00", "claude")}, trailers=[C]
+    )
+    repo.commit("forward A", {A: delta(updated="2026-09-21T18:00:00+08:00")}, trailers=[A])
+    first = repo.commit(
+        "back C", {C: delta(C0_START, "2026-09-21T18:30:00+08:00", "claude")}, trailers=[C]
+    )
+    repo.commit("unrelated", {"README.md": "y\n"})
+    second = repo.commit("back A", {A: delta(updated="2026-09-21T17:00:00+08:00")}, trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL205", C, first, 1), ("DL205", A, second, 1)])
+    direct = engine.verify(repo.path, Config(), "base..HEAD")
+    assert (direct.commits, direct.commit_order) == (5, {first: 3, second: 5})
+
+
+C0_START = "2026-09-21T18:00:00+08:00"

@@ -378,7 +378,7 @@ def _walk(
         # the walk fetches ahead the blobs of the paths some family claims
         for commit, raw_changes in repo.walk(base, head, prefetch=owners, request=request):
             report.commits += 1
-            report.commit_order[commit.sha] = report.commits
+            found_before = len(findings)
             changes: list[list[Change]] = [[] for _ in families]
             for c in raw_changes:
                 if c.path in config_files.FILES:
@@ -406,6 +406,10 @@ def _walk(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
                 )
                 too_large.clear()
+            if len(findings) > found_before:
+                # the place in the range, for sorting, of the commits that have findings only:
+                # one entry per commit would grow with the range (about 160 bytes a commit)
+                report.commit_order[commit.sha] = report.commits
     if report.commits == 0:
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
     report.findings = apply_severity(config, findings)
