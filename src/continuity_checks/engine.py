@@ -26,7 +26,7 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
-from continuity_checks.core.parallel import split_map, usable_cpus
+from continuity_checks.core.parallel import idle_cpus, split_map
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
@@ -119,7 +119,8 @@ def check(
     ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
-    processes share a large batch (default: one per usable CPU from PARALLEL_FROM files on)."""
+    processes share a large batch (default: one per idle CPU from PARALLEL_FROM files on, see
+    :func:`~continuity_checks.core.parallel.idle_cpus`)."""
     root = Path(os.path.abspath(root))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
@@ -176,7 +177,7 @@ def check(
         return findings, claimed
 
     if jobs is None:
-        jobs = usable_cpus() if len(work) >= PARALLEL_FROM else 1
+        jobs = idle_cpus() if len(work) >= PARALLEL_FROM else 1
     findings: list[Finding] = list(unlisted)
     claimed: list[list[Claimed]] = [[] for _ in families]
     for part_findings, part_claimed in split_map(check_files, work, jobs):

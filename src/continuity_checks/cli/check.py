@@ -41,7 +41,8 @@ STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity
     "--jobs",
     type=click.IntRange(min=1),
     default=None,
-    help="Processes for a large batch (default: one per CPU from 2,000 files on).",
+    help="Processes for a large batch (default: one per idle CPU, by the load average, from "
+    "2,000 files on).",
 )
 @root_option
 @config_option
