@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from continuity_checks.core.config import Config
 from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import CommitTree, WorkTree
-from tests.conftest import CORPUS, RunCLI, write_tree
+from tests.conftest import CORPUS, REPO, RunCLI, write_tree
 from tests.git_helpers import GitRepo, isolate_git
 
 SHA = "c0ffee" + "0" * 34
@@ -547,9 +549,9 @@ def test_staged_change_of_an_original_is_caught(
 
 def test_the_listings_walk_skips_what_the_engine_skips() -> None:
     from continuity_checks import engine
-    from continuity_checks.checks.provenance import history
+    from continuity_checks.checks.provenance import family
 
-    assert frozenset(engine.SKIP_DIRS) == history.SKIP_DIRS
+    assert frozenset(engine.SKIP_DIRS) == family.SKIP_DIRS
 
 
 @pytest.mark.parametrize(
@@ -578,3 +580,38 @@ def test_the_commit_hook_finds_a_nested_listing_beside_many_files(
     code, report = run_json("check", "--staged", "deep/er/a.txt", "--family", "provenance")
     assert code == 1
     assert findings_of(report) == [("PV203", listing, "staged", 1, None)]
+
+
+def test_a_listing_added_after_commits_without_any_still_pins(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """Commits before the first listing skip the provenance checks (there is nothing to pin);
+    the commit that adds one and those after it are checked as always."""
+    base = repo.commit("files", {"a.txt": A, "b.txt": B})
+    repo.commit("unrelated", {"notes.txt": "x\n"})
+    repo.commit("list a", {"SHA256SUMS": sums((A, "a.txt"))})
+    repo.commit("unrelated again", {"notes.txt": "y\n"})
+    edited = repo.commit("edit a alone", {"a.txt": C})
+    code, report = verify_range(run_json, repo, base)
+    assert (code, findings_of(report)) == (1, [("PV203", "SHA256SUMS", edited, 1, None)])
+
+
+def test_the_commit_hook_without_listings_loads_no_provenance_check(repo: GitRepo) -> None:
+    """In a repository without a sums file or manifest (most of them) the commit hook finds
+    none in HEAD's tree and imports none of the provenance check modules."""
+    repo.commit("files", {"a.txt": A})
+    repo.write({"a.txt": B})
+    repo.git("add", "a.txt")
+    script = (
+        "import sys\n"
+        "from continuity_checks.cli import main\n"
+        "code = main(['check', '--staged', 'a.txt', '--family', 'provenance'])\n"
+        "heavy = ['history', 'listed', 'sums', 'manifest']\n"
+        "prefix = 'continuity_checks.checks.provenance.'\n"
+        "print(code, sorted(m for m in heavy if prefix + m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=repo.path, env=env, capture_output=True, text=True
+    )
+    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr

@@ -7,7 +7,6 @@ Used only for large batches in a single-threaded process; elsewhere the work run
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -43,6 +42,8 @@ def split_map(work: Callable[[Sequence[T]], R], items: Sequence[T], jobs: int) -
     jobs = max(1, min(jobs, len(items)))
     if jobs == 1 or not hasattr(os, "fork"):
         return [work(items)]
+    import pickle  # only here: a run that stays in one process (the commit hook) needs none
+
     size = -(-len(items) // jobs)
     parts = [items[i : i + size] for i in range(0, len(items), size)]
     children: list[tuple[int, int]] = []

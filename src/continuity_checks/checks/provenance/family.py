@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 # Only what __init__ and claims need is imported here: the commit hook builds every family to
@@ -19,6 +19,12 @@ from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.checks.provenance.history import Pins
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
+)
+"""Directories the search for the listings does not enter: the engine's ``SKIP_DIRS`` (a
+family imports only ``core``, so a test keeps the two equal)."""
 
 DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
 DEFAULT_MANIFESTS = ("PROVENANCE.json", "*.provenance.json")
@@ -83,6 +89,8 @@ class ProvenanceFamily:
         """Which originals the listings pin, for this run only: built at the first commit."""
         self._check_commit: Callable[[ProvenanceFamily, CommitContext], list[Finding]] | None
         self._check_commit = None
+        self._unlisted_at: str | None = None
+        """A commit (or tree) known to hold no listing, before the first that does."""
 
     def claims(self, path: str) -> str | None:
         name = path.rpartition("/")[2]
@@ -91,6 +99,23 @@ class ProvenanceFamily:
         if self.sums_names.match(name) or self.sums_paths.match(path):
             return "sums"
         return None
+
+    def listings(self, tree: Snapshot) -> Iterator[tuple[str, str]]:
+        """Every sums file and manifest in ``tree`` as ``(path, kind)``, found by the snapshot
+        (:meth:`Snapshot.find`: without entering :data:`SKIP_DIRS` or a symlinked directory,
+        and, in a commit, without parsing a directory whose tree object holds no name a
+        listing can end with), and without the paths the configured ``exclude`` leaves out
+        (the engine never hands the family their changes, so pins read from them could not be
+        kept up to date)."""
+        for path in tree.find(SKIP_DIRS, self.listing_endings):
+            kind = self.claims(path)
+            if kind is not None and not self.exclude.match(path):
+                yield path, kind
+
+    def _unlisted(self, tree: Snapshot) -> bool:
+        """Whether ``tree`` holds no listing (known from the commit before, or searched)."""
+        known = self._unlisted_at is not None and tree.commit == self._unlisted_at
+        return known or not any(True for _ in self.listings(tree))
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         # imported here, not at the top: see the comment on the imports
@@ -107,10 +132,17 @@ class ProvenanceFamily:
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # Called for every commit of a range (every_commit): the module is imported at the first
-        # call (see the comment on the imports) and kept on the instance, because an import
-        # statement in a function costs about half a microsecond each time it runs, a measurable
-        # part of a commit that touches no listed file.
+        # call that needs it (see the comment on the imports) and kept on the instance, because
+        # an import statement in a function costs about half a microsecond each time it runs, a
+        # measurable part of a commit that touches no listed file.
         check = self._check_commit
+        # No listing changes in this commit. If there is none in the tree before it either,
+        # nothing is pinned and nothing this commit does can be PV203, and the tree after it
+        # holds none: the next commit starts from there without looking again. (Most
+        # repositories, and so most commit hooks, have no listing at all.)
+        if check is None and not context.changes and self._unlisted(context.before):
+            self._unlisted_at = context.after.commit
+            return ()
         if check is None:
             from continuity_checks.checks.provenance import history
 

@@ -107,13 +107,6 @@ def entries(
     return found
 
 
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
-)
-"""Directories the walk for the listings does not enter: the engine's ``SKIP_DIRS`` (a family
-imports only ``core``, so a test keeps the two equal)."""
-
-
 @dataclass
 class Pins:
     """Which originals the listings pin, at one commit: for each listing its original entries
@@ -132,7 +125,7 @@ class Pins:
     @classmethod
     def build(cls, family: ProvenanceFamily, tree: Snapshot) -> Pins:
         pins = cls(tree.commit)
-        for path, kind in _listings(family, tree):
+        for path, kind in family.listings(tree):
             data = tree.read(path)
             if isinstance(data, Unreadable):
                 continue  # over the size limit: what it pins is unknown (CC008 is file mode's)
@@ -154,18 +147,6 @@ class Pins:
             self.listings[listing] = kept
             for entry in kept:
                 self.by_path.setdefault(entry.path, {}).setdefault(listing, entry)
-
-
-def _listings(family: ProvenanceFamily, tree: Snapshot) -> Iterator[tuple[str, str]]:
-    """Every sums file and manifest in ``tree`` as ``(path, kind)``, found by the snapshot
-    (:meth:`Snapshot.find`: without entering :data:`SKIP_DIRS` or a symlinked directory, and,
-    in a commit, without parsing a directory whose tree object holds no name a listing can
-    end with), and without the paths the configured ``exclude`` leaves out (the engine never
-    hands the family their changes, so pins read from them could not be kept up to date)."""
-    for path in tree.find(SKIP_DIRS, family.listing_endings):
-        kind = family.claims(path)
-        if kind is not None and not family.exclude.match(path):
-            yield path, kind
 
 
 def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Finding]:
