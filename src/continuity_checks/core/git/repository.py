@@ -19,7 +19,6 @@ import contextlib
 import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -292,6 +291,8 @@ class Repository:
         for rev in revs:
             if not HEX.fullmatch(rev.lstrip("^")):
                 raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+        import tempfile  # history mode only: the commit hook (check --staged) walks no range
+
         with tempfile.TemporaryFile() as stderr:  # a file: git can never block on it
             process = self._popen(
                 log_arguments(request),
