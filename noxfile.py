@@ -45,9 +45,12 @@ def slow(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Every benchmarks/bench_*.py; pass ``-- --write-doc docs/performance.md`` to bench_check
-    to record its numbers (other scripts take their own options; run them directly for that)."""
-    session.install("-e", ".", "check-jsonschema")
+    """Every benchmarks/bench_*.py, bench_budget.py among them (every row of the performance
+    budget, side by side with the peers); pass ``-- --write-doc docs/performance.md`` to
+    bench_check to record its numbers (other scripts take their own options; run them
+    directly for that). orjson is installed here only: the peer loop of bench_budget uses it,
+    the package does not."""
+    session.install("-e", ".", "check-jsonschema", "orjson")
     for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
         args = session.posargs if script.name == "bench_check.py" else []
         session.run("python", str(script), *args)
