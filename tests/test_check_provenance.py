@@ -369,3 +369,40 @@ def test_explain_names_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["explain", "PV202"]) == 0
     assert "entry was removed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("options", "endings"),
+    [
+        ({}, ("SHA256SUMS", "SHA256SUMS.txt", ".sha256", "PROVENANCE.json", ".provenance.json")),
+        ({"sums-files": ["CHECKSUMS", "*.sums"]}, ("CHECKSUMS", ".sums", "PROVENANCE.json",
+                                                   ".provenance.json")),
+        ({"sums-files": ["SUMS*"]}, None),  # ends with a wildcard: any name
+        ({"manifests": ["evidence/**"]}, None),  # a path pattern: anything below it
+    ],
+)  # fmt: skip
+def test_the_quick_test_of_claims_never_changes_an_answer(
+    options: dict[str, list[str]], endings: tuple[str, ...] | None
+) -> None:
+    """claims() first rules a path out by the literal ends of the name patterns; it must answer
+    exactly as the patterns alone do."""
+    from continuity_checks.checks.provenance.family import ProvenanceFamily
+    from continuity_checks.core.config import Config
+
+    family = ProvenanceFamily(Config(options={"provenance": options}))
+    assert family.listing_endings == endings
+    paths = [
+        "SHA256SUMS", "a/SHA256SUMS.txt", "a/b.sha256", "x.sums", "CHECKSUMS", "a/CHECKSUMS",
+        "SUMS-1", "SUMS", "notSHA256SUMS", "PROVENANCE.json", "a/x.provenance.json",
+        "evidence/a/b.txt", "evidence", "a/evidence/b", ".deltalayer/changes/x.json", "README",
+    ]  # fmt: skip
+    for path in paths:
+        name = path.rpartition("/")[2]
+        expected = (
+            "manifest"
+            if family.manifest_names.match(name) or family.manifest_paths.match(path)
+            else "sums"
+            if family.sums_names.match(name) or family.sums_paths.match(path)
+            else None
+        )
+        assert family.claims(path) == expected, path

@@ -93,6 +93,9 @@ class ProvenanceFamily:
         """A commit (or tree) known to hold no listing, before the first that does."""
 
     def claims(self, path: str) -> str | None:
+        endings = self.listing_endings
+        if endings is not None and not path.endswith(endings):
+            return None  # one test instead of four patterns, for almost every path of a run
         name = path.rpartition("/")[2]
         if self.manifest_names.match(name) or self.manifest_paths.match(path):
             return "manifest"
