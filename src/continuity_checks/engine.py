@@ -231,13 +231,17 @@ def check_staged(
         if asked:
             for who, (name, email, date) in repo.identities().items():
                 fields |= {f"{who}_name": name, f"{who}_email": email, f"{who}_date": date}
-        commit = Commit(STAGED, (head,) if head else (), "", {}, fields)
+        # a commit that concludes a merge has MERGE_HEAD's commits as its other parents
+        merging = repo.merge_heads() if head else ()
+        commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
         trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
+        others = tuple(CommitTree(repo, p, limit) for p in merging)
         for index, family in enumerate(families):
             if wanted[index]:
-                context = CommitContext(commit, changes[index], *trees, raw_changes)
+                context = CommitContext(commit, changes[index], *trees, raw_changes, others)
                 for finding in family.check_commit(context):
                     findings.append(rewrite_hint(finding, commit))
+        findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
     return findings
 
 
@@ -398,7 +402,8 @@ def _walk(
                 if trees is None:
                     parent = commit.parents[0] if commit.parents else None
                     trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
-                context = CommitContext(commit, changes[index], *trees, raw_changes)
+                    others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
+                context = CommitContext(commit, changes[index], *trees, raw_changes, others)
                 for finding in family.check_commit(context):
                     findings.append(rewrite_hint(finding, commit))
             if too_large:
@@ -406,10 +411,39 @@ def _walk(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
                 )
                 too_large.clear()
+    # what came before the range: the base (every remote-tracking tip of a new branch), or
+    # nothing (the range is all of history, so the head)
+    before = [base] if isinstance(base, str) else list(base or (head,))
+    findings.extend(_finish(repo, chosen, families, before))
     if report.commits == 0:
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
     report.findings = apply_severity(config, findings)
     return report
+
+
+def _finish(
+    repo: Repository,
+    chosen: Sequence[Declaration],
+    families: Sequence[Family],
+    before: Sequence[str],
+) -> list[Finding]:
+    """The findings families make after the last commit (``finish_commits``), with where
+    files came from before the run: one ``git log`` per family that asks."""
+    from continuity_checks.core.git import LogRequest
+
+    findings: list[Finding] = []
+    for declaration, family in zip(chosen, families, strict=True):
+        finish = getattr(family, "finish_commits", None)
+        if finish is None:
+            continue
+        request = LogRequest(fields=declaration.fields)
+
+        def origins(paths: Iterable[str], request: LogRequest = request) -> dict[str, Commit]:
+            return repo.added_by(before, paths, request)
+
+        for commit, finding in finish(origins):
+            findings.append(rewrite_hint(finding, commit))
+    return findings
 
 
 def rewrite_hint(finding: Finding, commit: Commit) -> Finding:

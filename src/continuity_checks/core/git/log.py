@@ -136,6 +136,32 @@ def log_arguments(request: LogRequest) -> list[str]:
     ]
 
 
+def creation_arguments(request: LogRequest) -> list[str]:
+    """The ``git log`` that finds, for paths named on its stdin (after the revisions and a
+    ``--`` line), the commits that added them: newest first (children before parents), each
+    commit's additions of those paths as raw entries. History simplification follows a merge's
+    parent that already had the file, so an addition made on a side branch is found at the
+    commit that made it, not at the merge that brought it in; a merge that adds a file itself
+    (neither parent had it) shows the addition against its first parent."""
+    return [
+        "--literal-pathspecs",  # a path is a path, never a glob or a pathspec magic
+        "log",
+        "-z",
+        "--raw",
+        "--no-abbrev",
+        "--no-renames",
+        "--diff-merges=first-parent",
+        "--diff-filter=A",
+        "--topo-order",
+        "--no-color",
+        "--no-show-signature",
+        "--no-mailmap",
+        "--encoding=UTF-8",
+        f"--format={request.format()}",
+        "--stdin",
+    ]
+
+
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 
