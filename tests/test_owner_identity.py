@@ -297,3 +297,21 @@ def test_staged_merge_takes_the_side_version(
     repo.write({A: update(2)})
     repo.git("add", "-A")
     assert staged(capsys) == (1, [("DL211", A, "staged")])
+
+
+def test_an_older_delta_created_on_a_side_branch_belongs_to_its_author(
+    repo: GitRepo, run_json: RunCLI, as_: Authors
+) -> None:
+    """Dave creates a delta on a branch that Carol merges, all before the range: the look-up
+    finds Dave's commit (history simplification follows the side), not Carol's merge."""
+    d = path_of("2026-09-23T09-00-00p08-00--dave.json")
+    started = "2026-09-23T09:00:00+08:00"
+    _side(repo, as_, "dave@example.invalid", {d: delta(started, source="dave")})
+    repo.git("merge", "-q", "--no-ff", "--no-edit", "side")
+    repo.git("tag", "-f", "base")
+    as_("dave@example.invalid")
+    repo.commit("dave goes on", {d: delta(started, "2026-09-23T10:00:00+08:00", "dave")})
+    assert verify(run_json, repo, "--range", "base..HEAD") == (0, [])
+    as_(CAROL)
+    taken = repo.commit("carol edits", {d: delta(started, "2026-09-23T11:00:00+08:00", "dave")})
+    assert verify(run_json, repo, "--range", "base..HEAD") == (1, [("DL211", d, taken)])

@@ -402,7 +402,11 @@ def _walk(
                 if trees is None:
                     parent = commit.parents[0] if commit.parents else None
                     trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
-                    others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
+                    others = (
+                        tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
+                        if commit.is_merge
+                        else ()
+                    )
                 context = CommitContext(commit, changes[index], *trees, raw_changes, others)
                 for finding in family.check_commit(context):
                     findings.append(rewrite_hint(finding, commit))

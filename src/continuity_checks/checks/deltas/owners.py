@@ -34,6 +34,9 @@ def normal(identity: str) -> str:
     return identity.strip().casefold()
 
 
+_KEPT = 1024  # identities remembered in their normal form, at most
+
+
 class _Creator(NamedTuple):
     identity: str  # normal(recorded)
     recorded: str
@@ -60,6 +63,8 @@ class Owners:
         #: delta (its X.json path, also for X.frozen.json) -> who created it in this run
         self._creators: dict[str, _Creator] = {}
         self._unknown: list[_Unknown] = []
+        #: recorded identity -> normal(identity): most commits repeat their predecessor's
+        self._normal: dict[str, str] = {}
 
     def see(
         self, context: CommitContext, deltas: Sequence[Change], freezes: dict[str, Change]
@@ -68,28 +73,38 @@ class Owners:
         recorded = commit.fields.get(self.field)
         if recorded is None:
             return []  # the log was not asked for the field: nothing to compare (never happens)
-        who = normal(recorded)
-        frozen_sources = {c.path for c in freezes.values()}
+        who = self._normal.get(recorded)
+        if who is None:
+            if len(self._normal) >= _KEPT:
+                self._normal.clear()
+            who = self._normal[recorded] = normal(recorded)
+        others = context.others
         findings: list[Finding] = []
         for change in deltas:
-            path = change.path
-            frozen = naming.is_frozen(path)
-            key = naming.unfrozen_name(path) if frozen else path
-            if change.status == "A" and not (frozen and path in freezes):
-                if not _brought_in(change, context.others):
-                    self._creators[key] = _Creator(who, recorded, commit.sha)
-                continue
-            if change.status == "A":
-                action, created_as = "frozen", freezes[path].path
-            elif change.status == "D":
-                if frozen or path in frozen_sources or not self.allow_delete:
-                    continue  # a frozen file: DL207; a freeze's X.json: with the freeze; DL206
-                action, created_as = "deleted", path
+            path, status = change.path, change.status
+            # the common case first: an ordinary delta modified
+            if status == "M":
+                if change.old_blob == change.new_blob or naming.is_frozen(path):
+                    continue  # a mode change is no edit; a changed frozen file is DL207's
+                key = created_as = path
+                action = "modified"
+            elif status == "A":
+                frozen = naming.is_frozen(path)
+                key = naming.unfrozen_name(path) if frozen else path
+                if not (frozen and path in freezes):
+                    if not (others and _brought_in(change, others)):
+                        self._creators[key] = _Creator(who, recorded, commit.sha)
+                    continue
+                created_as = freezes[path].path
+                action = "frozen"
             else:
-                if frozen or change.old_blob == change.new_blob:
-                    continue  # a changed frozen file is DL207's; a mode change is no edit
-                action, created_as = "modified", path
-            if not _brought_in(change, context.others) and who not in self.allowed:
+                # a frozen file: DL207; a freeze's X.json: judged with the freeze; without
+                # allow-delete, a deletion is DL206's alone
+                if not self.allow_delete or naming.is_frozen(path) or _frees(path, freezes):
+                    continue
+                key = created_as = path
+                action = "deleted"
+            if who not in self.allowed and not (others and _brought_in(change, others)):
                 creator = self._creators.get(key)
                 if creator is None:
                     self._unknown.append(_Unknown(commit, path, created_as, action, recorded))
@@ -148,6 +163,11 @@ def _finding(path: str, action: str, recorded: str, creator: _Creator, sha: str)
         f"{creator.commit[:12]}, found it {action} by {recorded or '(empty)'}",
         commit=sha,
     )
+
+
+def _frees(path: str, freezes: dict[str, Change]) -> bool:
+    """Whether ``path`` is the ``X.json`` a freeze of this commit deleted."""
+    return any(source.path == path for source in freezes.values())
 
 
 def _brought_in(change: Change, others: Sequence[Snapshot]) -> bool:

@@ -363,11 +363,17 @@ class Repository:
             try:
                 assert process.stdout is not None
                 remaining = set(wanted)
-                for commit, changes in parse_log(_chunks(process.stdout), request):
+                # eager: git flushes each commit it finds; stop it once every path is found
+                for commit, changes in parse_log(_chunks(process.stdout), request, eager=True):
                     for change in changes:
                         if change.status == "A" and change.path in remaining:
                             found[change.path] = commit
                             remaining.discard(change.path)
+                    if not remaining:
+                        # the rest of history is not needed, and git would walk all of it
+                        # before it next writes (and meets the closed pipe): end it now
+                        process.kill()
+                        return found
                 if process.wait() != 0:
                     stderr.seek(0)
                     message = _first_line(stderr.read().decode("utf-8", "replace"))
