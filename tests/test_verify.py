@@ -639,3 +639,59 @@ def test_a_bad_configuration_at_the_base_names_the_base(
     assert code == 2
     err = capsys.readouterr().err
     assert "the base" in err and ".continuity.toml" in err and "colour" in err
+
+
+def test_history_findings_come_oldest_first_with_how_to_rewrite_each(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """Findings in history order, whatever the order of the commit ids; each hint names the
+    rebase that rewrites its commit: from its parent, and through a merge."""
+    base = repo.git("rev-parse", "base")
+    shas = [
+        repo.commit(f"back {n}", {A: delta(updated=f"2026-09-21T15:{50 - 10 * n}:00+08:00")})
+        for n in range(4)
+    ]
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert [(f["rule"], f["commit"]) for f in report["findings"]] == [
+        ("DL205", sha) for sha in shas
+    ]
+    for finding, parent in zip(report["findings"], [base, *shas], strict=False):
+        assert f"`git rebase -i {parent[:12]}`" in finding["hint"], finding["hint"]
+    repo.git("checkout", "-q", "-b", "side", "base")
+    side = repo.commit("side drops B", delete=[B])
+    repo.git("checkout", "-q", "main")
+    merged = merge(repo, "side")
+    _, report = verify(run_json, repo, "--range", f"{shas[-1]}..HEAD")
+    hints = {f["commit"]: f["hint"] for f in report["findings"]}
+    assert f"`git rebase -i {base[:12]}`" in hints[side]
+    assert f"`git rebase -i --rebase-merges {shas[-1][:12]}`" in hints[merged]
+
+
+def test_a_root_commit_is_rewritten_from_the_root(tmp_path: Path, run_json: RunCLI) -> None:
+    fresh = GitRepo(tmp_path / "fresh")
+    root = fresh.commit("a delta with no trailer", {A: A0})
+    strict = config(tmp_path, '[deltas]\nownership = "trailer"\n')
+    code, report = run_json(
+        "verify", "--root", str(fresh.path), "--range", "HEAD", "--config", strict
+    )
+    assert (code, [(f["rule"], f["commit"]) for f in report["findings"]]) == (
+        1,
+        [("DL203", root)],
+    )
+    assert "`git rebase -i --root`" in report["findings"][0]["hint"]
+
+
+def test_verify_from_a_subdirectory_applies_the_top_configuration(
+    repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run in a subdirectory without --root, verify finds the repository and the configuration
+    at its top (a range without a base is judged by the work tree's)."""
+    dropped = repo.commit("drop B", delete=[B])
+    (repo.path / "sub").mkdir()
+    monkeypatch.chdir(repo.path / "sub")
+    code, report = run_json("verify", "--range", "HEAD")
+    assert (code, found(report)) == (1, [("DL206", B, dropped, None)])
+    (repo.path / ".continuity.toml").write_text('[rules]\nDL206 = "off"\n', encoding="utf-8")
+    code, report = run_json("verify", "--range", "HEAD")
+    assert (code, found(report)) == (0, [])
