@@ -120,6 +120,17 @@ class CommitContext:
     #: modes): for a family whose files pin others (a SHA256SUMS lists artifacts it does not
     #: claim) and must see when one of those changes
     paths: Sequence[RawChange] = ()
+    #: the trees of a merge's other parents (empty for any other commit): whether a change the
+    #: merge shows against its first parent was brought in from a side (some other parent has
+    #: the same version) or made by the merge itself
+    others: Sequence[Snapshot] = ()
+
+
+#: Where files came from, for a family that asked (``finish_commits``): for each path given, the
+#: newest commit before the run (reachable from the range's base; from ``HEAD`` for the commit
+#: being made) that added it, with the commit fields the family declared. One git process for
+#: all the paths of one call; a path no commit added is left out. Call it once.
+Origins = Callable[[Iterable[str]], Mapping[str, Commit]]
 
 
 class Family(Protocol):
@@ -138,6 +149,15 @@ class Family(Protocol):
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
+
+
+class FinishesCommits(Protocol):
+    """A family that, after the last commit of a run (history mode, or the commit being made),
+    still has findings to make that need where some files came from before the run: one
+    :data:`Origins` look-up for all of them. Optional: the engine calls ``finish_commits`` when
+    a family has it. Each finding comes with the commit it is about (for its hint)."""
+
+    def finish_commits(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]: ...
 
 
 def options(config: Config, declaration: Declaration) -> Mapping[str, Any]:

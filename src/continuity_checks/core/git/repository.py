@@ -19,7 +19,8 @@ import contextlib
 import os
 import re
 import subprocess
-from collections.abc import Callable, Iterator
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
@@ -40,6 +41,7 @@ from continuity_checks.core.git.log import (
     Commit,
     LogRequest,
     RawChange,
+    creation_arguments,
     log_arguments,
     parse_log,
     raw_change,
@@ -291,8 +293,6 @@ class Repository:
         for rev in revs:
             if not HEX.fullmatch(rev.lstrip("^")):
                 raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
-        import tempfile  # history mode only: the commit hook (check --staged) walks no range
-
         with tempfile.TemporaryFile() as stderr:  # a file: git can never block on it
             process = self._popen(
                 log_arguments(request),
@@ -335,6 +335,53 @@ class Repository:
         if pending is not None:
             yield from pending
 
+    # --- where files came from ----------------------------------------------------------------
+
+    def added_by(
+        self, revisions: Sequence[str], paths: Iterable[str], request: LogRequest | None = None
+    ) -> dict[str, Commit]:
+        """For each of ``paths``, the newest commit reachable from ``revisions`` that added it
+        (with the trailers and fields of ``request``): one ``git log`` for all of them. A path
+        that no such commit added is left out; so is a path that cannot be named on git's
+        stdin (a line break in it, or bytes that are not UTF-8, which the log shows as
+        ``\\xNN``): the caller decides what an unknown origin means."""
+        request = request or LogRequest()
+        wanted = sorted({p for p in paths if p and "\n" not in p and "\\" not in p})
+        found: dict[str, Commit] = {}
+        revs = [r for r in revisions if HEX.fullmatch(r)]
+        if not wanted or not revs:
+            return found
+        lines = [*revs, "--", *wanted]
+        with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
+            # the request through a file: git reads all of it before it writes, and a pipe
+            # written while git's output is unread could block both sides
+            stdin.write("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
+            stdin.seek(0)
+            process = self._popen(
+                creation_arguments(request), stdin=stdin, stdout=subprocess.PIPE, stderr=stderr
+            )
+            try:
+                assert process.stdout is not None
+                remaining = set(wanted)
+                # eager: git flushes each commit it finds; stop it once every path is found
+                for commit, changes in parse_log(_chunks(process.stdout), request, eager=True):
+                    for change in changes:
+                        if change.status == "A" and change.path in remaining:
+                            found[change.path] = commit
+                            remaining.discard(change.path)
+                    if not remaining:
+                        # the rest of history is not needed, and git would walk all of it
+                        # before it next writes (and meets the closed pipe): end it now
+                        process.kill()
+                        return found
+                if process.wait() != 0:
+                    stderr.seek(0)
+                    message = _first_line(stderr.read().decode("utf-8", "replace"))
+                    raise GitError(f"git log failed: {message}", GIT_HINT)
+            finally:
+                _stop(process)
+        return found
+
     # --- what is staged (the commit hook) -------------------------------------------------------
 
     def head(self) -> str | None:
@@ -342,6 +389,15 @@ class Repository:
         out = self._output(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
         sha = out.decode("ascii", "replace").strip()
         return sha if HEX.fullmatch(sha) else None
+
+    def merge_heads(self) -> tuple[str, ...]:
+        """The other parents of the commit being made when it concludes a merge (git keeps
+        them in ``MERGE_HEAD``, one a line); empty otherwise. Read from the file: no process."""
+        try:
+            text = (self.git_dir / "MERGE_HEAD").read_text("ascii", "replace")
+        except OSError:
+            return ()
+        return tuple(line for line in text.split() if HEX.fullmatch(line))
 
     def staged(self, gitlinks: bool = False) -> list[RawChange]:
         """What the index changes against ``HEAD`` (against nothing before the first commit): the
