@@ -157,6 +157,11 @@ class Bench:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE",)}
         env["PYTHONPYCACHEPREFIX"] = str(self.work / "pycache")
         env.pop("PYTHONPATH", None)
+        # one identity for the commits made here and for the hook's commit being made: the
+        # conversation that created a delta updates it (another identity would be DL211)
+        for who in ("AUTHOR", "COMMITTER"):
+            env[f"GIT_{who}_NAME"] = "bench"
+            env[f"GIT_{who}_EMAIL"] = "bench@example.invalid"
         self.plain = env
         self.sides = [("this", {**env, "PYTHONPATH": str(SRC)})]
         if args.against:
@@ -174,14 +179,9 @@ class Bench:
         return root
 
     def git(self, root: Path, *argv: str) -> str:
-        env = {
-            **self.plain,
-            "GIT_AUTHOR_NAME": "bench",
-            "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-            "GIT_COMMITTER_NAME": "bench",
-            "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-        }
-        done = subprocess.run(["git", *argv], cwd=root, env=env, check=True, capture_output=True)
+        done = subprocess.run(
+            ["git", *argv], cwd=root, env=self.plain, check=True, capture_output=True
+        )
         return done.stdout.decode()
 
     def staged_delta(self, root: Path) -> str:
