@@ -6,13 +6,14 @@ import contextlib
 import dataclasses
 import gc
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks import checks
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
+from continuity_checks.core.baseline import Baseline, BaselineSource, hide
 from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.family import (
     STAGED,
@@ -38,17 +39,29 @@ _Partial = tuple[list[Finding], list[list[Claimed]]]
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
 
 
-def apply_severity(config: Config, findings: Iterable[Finding]) -> list[Finding]:
-    """Per-rule overrides from the configuration; ``off`` drops the finding."""
+def apply_config(config: Config, findings: Iterable[Finding]) -> tuple[list[Finding], int]:
+    """The configuration's say on findings: ``[[ignore]]`` entries suppress the findings of
+    their rules at their paths (counted: the second value), then per-rule severity overrides
+    apply (``off`` drops the finding)."""
+    ignores = [(i.rules, Globs(i.paths)) for i in config.ignores]
     result = []
+    suppressed = 0
     for finding in findings:
+        if ignores and any(finding.rule in r and g.match(finding.path) for r, g in ignores):
+            suppressed += 1
+            continue
         if finding.rule in config.severity:
             level = config.severity[finding.rule]
             if level is None:
                 continue
             finding = finding.with_severity(level)
         result.append(finding)
-    return result
+    return result, suppressed
+
+
+#: Called as work proceeds: units done so far, and the total when it is known. The engine
+#: knows no terminal; the command line decides whether and how to show it.
+Progress = Callable[[int, "int | None"], None]
 
 
 def walk(
@@ -113,13 +126,18 @@ def check(
     staged: bool = False,
     only: tuple[str, ...] | None = None,
     jobs: int | None = None,
+    baseline: Baseline | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """File mode. ``paths`` are root-relative: files, and directories that stand for every file
     under them; ``under`` are root-relative directories whose every file is checked (``--all``);
     ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
-    processes share a large batch (default: one per usable CPU from PARALLEL_FROM files on)."""
+    processes share a large batch (default: one per usable CPU from PARALLEL_FROM files on).
+    ``baseline``: the findings its ``check`` section knows are hidden and counted. ``progress``
+    is told the files checked as the run goes (estimated from this process's share when
+    several processes share the batch)."""
     root = Path(os.path.abspath(root))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
@@ -162,10 +180,19 @@ def check(
     if excluded:
         notes.append(f"not checked, excluded by the configuration: {_listed(excluded)}")
 
+    if jobs is None:
+        jobs = usable_cpus() if len(work) >= PARALLEL_FROM else 1
+    parent = os.getpid()
+    # each file of this process's share stands for `step` files of the batch
+    step = max(1, min(jobs, len(work)))
+
     def check_files(part: Sequence[tuple[str, tuple[tuple[int, str], ...]]]) -> _Partial:
         findings: list[Finding] = []
         claimed: list[list[Claimed]] = [[] for _ in families]
-        for path, owners in part:
+        tell = progress if progress is not None and os.getpid() == parent else None
+        for done, (path, owners) in enumerate(part):
+            if tell is not None:
+                tell(min(done * step, len(work)), len(work))
             data = given[path] if path in given else snapshot.read(path)
             if isinstance(data, Unreadable):
                 findings.append(data.finding())
@@ -175,8 +202,6 @@ def check(
                 findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
         return findings, claimed
 
-    if jobs is None:
-        jobs = usable_cpus() if len(work) >= PARALLEL_FROM else 1
     findings: list[Finding] = list(unlisted)
     claimed: list[list[Claimed]] = [[] for _ in families]
     for part_findings, part_claimed in split_map(check_files, work, jobs):
@@ -186,15 +211,22 @@ def check(
     for index, family in enumerate(families):
         if claimed[index]:
             findings.extend(family.check_tree(snapshot, claimed[index]))
+    if progress is not None:
+        progress(len(work), len(work))
     if staged:
         findings.extend(check_staged(root, config, chosen, families))
-    return Report(
-        findings=apply_severity(config, findings),
+    kept, suppressed = apply_config(config, findings)
+    report = Report(
+        findings=kept,
         files=len(work),
         notes=notes,
         max_per_file=config.max_findings_per_file,
         max_total=config.max_findings,
+        suppressed=suppressed,
     )
+    if baseline is not None:
+        hide(report, baseline.entries("check"))
+    return report
 
 
 def check_staged(
@@ -248,6 +280,8 @@ def verify(
     *,
     only: tuple[str, ...] | None = None,
     config_at_base: bool = False,
+    baseline: BaselineSource | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
     (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
@@ -260,6 +294,11 @@ def verify(
     With ``config_at_base``, the range is judged by the configuration at its base commit (see
     :func:`base_config`), not by ``config``; a commit of the range that changes the
     configuration is CC011.
+
+    ``baseline``: the findings the ``verify`` section of that baseline knows are hidden and
+    counted (read at the base like the configuration, when the source says so; raises
+    BaselineError for a file that is not a baseline). ``progress`` is told the commits walked
+    (and their number, counted by one more git process only when it is asked for).
     """
     from continuity_checks.core.git import Repository
 
@@ -269,7 +308,14 @@ def verify(
         if config_at_base:
             config = base_config(repo, base, config)
             repo.objects.max_bytes = config.max_file_bytes
-        return _walk(repo, base, head, config, revision_range, only)
+        known = baseline.load(repo, base) if baseline is not None else None
+        if progress is not None:
+            total = repo.count(base, head)
+            progress(0, total)
+        report = _walk(repo, base, head, config, revision_range, only, progress)
+    if known is not None:
+        hide(report, known.entries("verify"))
+    return report
 
 
 def base_config(repo: Repository, base: Base, fallback: Config) -> Config:
@@ -328,6 +374,7 @@ def _walk(
     config: Config,
     revision_range: str,
     only: tuple[str, ...] | None,
+    progress: Progress | None = None,
 ) -> Report:
     from continuity_checks.core.git import GITLINK, LogRequest
     from continuity_checks.core.snapshot import CommitTree
@@ -379,6 +426,8 @@ def _walk(
         for commit, raw_changes in repo.walk(base, head, prefetch=owners, request=request):
             report.commits += 1
             report.commit_order[commit.sha] = report.commits
+            if progress is not None:
+                progress(report.commits, None)
             changes: list[list[Change]] = [[] for _ in families]
             for c in raw_changes:
                 if c.path in config_files.FILES:
@@ -408,7 +457,7 @@ def _walk(
                 too_large.clear()
     if report.commits == 0:
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
-    report.findings = apply_severity(config, findings)
+    report.findings, report.suppressed = apply_config(config, findings)
     return report
 
 

@@ -336,6 +336,18 @@ class Repository:
 
     # --- what is staged (the commit hook) -------------------------------------------------------
 
+    def count(self, base: Base, head: str) -> int:
+        """How many commits :meth:`walk` gives for the range: one more git process, asked only
+        when a progress display wants the total."""
+        revs = [head, *("^" + b for b in ((base,) if isinstance(base, str) else base or ()))]
+        for rev in revs:
+            if not HEX.fullmatch(rev.lstrip("^")):
+                raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+        out = self._output(["rev-list", "--count", *revs]).decode("ascii", "replace").strip()
+        if not out.isdigit():
+            raise GitError(f"git rev-list --count gave {out!r}", GIT_HINT)
+        return int(out)
+
     def head(self) -> str | None:
         """The commit ``HEAD`` names, or None on a branch with no commit yet."""
         out = self._output(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
