@@ -175,7 +175,8 @@ def load_config(root: Path, config_path: Path | None) -> Config:
 def emit(report: Report, fmt: str, *, quiet: bool = False, no_color: bool = False) -> int:
     """Print the report; the exit code: 1 when any error-severity finding, else 0."""
     color = fmt == "text" and use_color(sys.stdout, no_color)
-    click.echo(render(report, fmt, color=color, quiet=quiet), nl=False)
+    # click strips escape sequences on a stream it finds is no terminal, unless told otherwise
+    click.echo(render(report, fmt, color=color, quiet=quiet), nl=False, color=color)
     return report.exit_code
 
 
