@@ -298,3 +298,9 @@ def test_sarif_and_github_say_what_the_baseline_hid(
     code, out, _ = run(capsys, "check", "--all", "--root", root, "--format", "github")
     assert code == 1 and out.count("::error ") == 1
     assert out.endswith("1 known finding hidden by the baseline\n")
+
+
+def test_the_command_line_names_the_same_file() -> None:
+    from continuity_checks.cli.common import BASELINE_NAME
+
+    assert BASELINE_NAME == FILE_NAME

@@ -217,3 +217,11 @@ def test_quiet_prints_only_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert capsys.readouterr().out == ""
     assert main(["check", "--all", "--root", root, "-q", "--format", "json"]) == 1
     assert '"DL130"' in capsys.readouterr().out
+
+
+def test_baseline_verify_shows_progress_too(history: GitRepo) -> None:
+    code, out, err = run_on_pty(["baseline", "verify"], history.path)
+    assert code == 0 and "verify section: 0 known findings in 4 commits" in out
+    assert "baseline verify: " in err and "/4 commits" in err and err.endswith(ERASE)
+    code, out, err = run_on_pty(["baseline", "verify"], history.path, CI="1")
+    assert code == 0 and err == ""

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from continuity_checks import checks
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
-from continuity_checks.core.baseline import Baseline, BaselineSource, hide
 from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.family import (
     STAGED,
@@ -31,6 +30,7 @@ from continuity_checks.core.parallel import split_map, usable_cpus
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
+    from continuity_checks.core.baseline import Baseline, BaselineSource
     from continuity_checks.core.git import Base, RawChange, Repository
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
@@ -225,6 +225,8 @@ def check(
         suppressed=suppressed,
     )
     if baseline is not None:
+        from continuity_checks.core.baseline import hide
+
         hide(report, baseline.entries("check"))
     return report
 
@@ -314,6 +316,8 @@ def verify(
             progress(0, total)
         report = _walk(repo, base, head, config, revision_range, only, progress)
     if known is not None:
+        from continuity_checks.core.baseline import hide
+
         hide(report, known.entries("verify"))
     return report
 

@@ -13,6 +13,7 @@ from continuity_checks.cli.common import (
     config_option,
     fail,
     load_config,
+    progress_line,
     root_option,
 )
 from continuity_checks.core.config import ConfigError, project_root
@@ -63,10 +64,14 @@ def baseline_check(
 
     top = project_root(root)
     config = load_config(top, config_path)
+    progress = progress_line("text", False, "baseline check", "file")
     try:
-        report = engine.check(top, config, under=("",), jobs=jobs)
+        report = engine.check(top, config, under=("",), jobs=jobs, progress=progress)
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
+    finally:
+        if progress is not None:
+            progress.close()
     _write(top, output, "check", report, f"{report.files} file{'s' if report.files != 1 else ''}")
 
 
@@ -92,12 +97,18 @@ def baseline_verify(
 
     top = project_root(root)
     config = load_config(top, config_path)
+    progress = progress_line("text", False, "baseline verify", "commit")
     try:
-        report = engine.verify(root, config, revision_range, config_at_base=config_path is None)
+        report = engine.verify(
+            root, config, revision_range, config_at_base=config_path is None, progress=progress
+        )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
     except GitError as exc:
         raise fail(exc.message, exc.hint) from None
+    finally:
+        if progress is not None:
+            progress.close()
     scope = f"{report.commits} commit{'s' if report.commits != 1 else ''}"
     _write(top, output, "verify", report, scope)
 

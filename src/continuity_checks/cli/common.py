@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from continuity_checks import checks
 from continuity_checks.cli.terminal import ProgressLine, show_progress, use_color
-from continuity_checks.core import baseline as baseline_module
 from continuity_checks.core import config as config_module
-from continuity_checks.core.baseline import FILE_NAME, Baseline, BaselineError
 from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.findings import Report
 from continuity_checks.report import FORMATS, render
 
+if TYPE_CHECKING:
+    from continuity_checks.core.baseline import Baseline
+
 F = TypeVar("F", bound=Callable[..., Any])
+#: core.baseline.FILE_NAME, without importing that module into every run (a test keeps the two
+#: equal): a run without a baseline file pays nothing for the feature
+BASELINE_NAME = ".continuity-baseline.json"
 
 
 def root_option(f: F) -> F:
@@ -107,7 +112,7 @@ def baseline_options(f: F) -> F:
         "baseline_path",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
-        help=f"Baseline file whose known findings are hidden (default: {FILE_NAME} at the top "
+        help=f"Baseline file whose known findings are hidden (default: {BASELINE_NAME} at the top "
         "of the repository, when it exists).",
     )(f)
 
@@ -123,7 +128,7 @@ def baseline_file(top: Path, given: Path | None, no_baseline: bool) -> Path | No
         if not given.is_file():
             raise fail(f"baseline file {given} does not exist", BASELINE_HINT)
         return given
-    return top / FILE_NAME
+    return top / BASELINE_NAME
 
 
 BASELINE_HINT = "write one with `continuity baseline check|verify`, or run with --no-baseline"
@@ -134,7 +139,15 @@ def read_baseline(path: Path | None) -> Baseline | None:
     if path is None:
         return None
     try:
-        return baseline_module.read(path)
+        os.stat(path)
+    except FileNotFoundError:
+        return None  # anything else (a directory, no permission) is for the reader to say
+    except OSError:
+        pass
+    from continuity_checks.core.baseline import BaselineError, read
+
+    try:
+        return read(path)
     except BaselineError as exc:
         raise fail(f"baseline error in {exc}", BASELINE_FIX) from None
 

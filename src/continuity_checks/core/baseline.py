@@ -8,7 +8,6 @@ see :func:`fingerprint` and docs/formats.md, "Baseline file".
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections import Counter
@@ -34,7 +33,9 @@ ENTRY_KEYS = {"fingerprint", "rule", "path", "pointer", "commit", "count", "mess
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 # a position quoted in a message ("first on line 12", "column 3"): masked, so that an edit
 # elsewhere in the file that moves the finding does not make it new
-_POSITION = re.compile(r"\b(lines?|columns?|col|char|offset)(\s+)\d+", re.IGNORECASE)
+# (messages are written by this tool, in lower case)
+_POSITION = re.compile(r"\b(lines?|columns?|col|char|offset)(\s+)[0-9]+")
+_DIGITS = "0123456789"
 
 
 class BaselineError(Exception):
@@ -44,7 +45,11 @@ class BaselineError(Exception):
 def fingerprint(finding: Finding) -> str:
     """SHA-256 (hex) of the rule, the path, the JSON Pointer, the message with positions masked
     and, in history mode, the commit: never the line or column themselves."""
-    message = _POSITION.sub(r"\1\2#", finding.message)
+    import hashlib  # OpenSSL's start-up is paid only by a run that has findings to compare
+
+    message = finding.message
+    if any(digit in message for digit in _DIGITS):  # most messages quote no number
+        message = _POSITION.sub(r"\1\2#", message)
     parts = (
         f"v{FORMAT_VERSION}",
         finding.rule,

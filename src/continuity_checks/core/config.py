@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from continuity_checks.core.findings import Severity
 from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES
@@ -35,10 +35,10 @@ class ConfigError(Exception):
         self.key = key
 
 
-@dataclass(frozen=True)
-class Ignore:
+class Ignore(NamedTuple):
     """One ``[[ignore]]`` entry: findings of ``rules`` at ``paths`` (globs) are suppressed, for
-    the ``reason`` recorded beside them."""
+    the ``reason`` recorded beside them. (A NamedTuple: a frozen dataclass costs every run,
+    the commit hook's included, a millisecond to create.)"""
 
     rules: frozenset[str]
     paths: tuple[str, ...]
