@@ -4,12 +4,15 @@ pipe; -q prints only errors."""
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import pty
 import select
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -34,13 +37,15 @@ class Terminal(io.StringIO):
 
 
 def run_on_pty(
-    args: list[str], cwd: Path, *, stdout_on_pty: bool = False, **env: str
+    args: list[str], cwd: Path, *, stdout_on_pty: bool = False, columns: int = 0, **env: str
 ) -> tuple[int, str, str]:
     """Run ``continuity`` with standard error (and, if asked, standard output) on a
     pseudo-terminal; the other stream is a pipe. Returns the exit code, stdout and stderr."""
     environ = {k: v for k, v in os.environ.items() if k not in TERMINAL_ENV}
     environ |= {"PYTHONPATH": str(REPO / "src"), "TERM": "xterm", **env}
     master, slave = pty.openpty()
+    if columns:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
     process = subprocess.Popen(
         [sys.executable, "-m", "continuity_checks", *args],
         cwd=cwd,
@@ -92,6 +97,12 @@ def test_verify_shows_progress_on_a_terminal_and_erases_it(history: GitRepo) -> 
     assert (code, out) == (0, "4 commits checked: no problems\n")
     assert "verify: " in err and "/4 commits" in err
     assert err.endswith(ERASE)  # nothing left on the line the report follows
+
+
+def test_the_progress_line_fits_the_terminal(history: GitRepo) -> None:
+    code, _, err = run_on_pty(["verify", "--range", "HEAD"], history.path, columns=12)
+    drawn = [text for text in err.split(ERASE) if text]
+    assert code == 0 and drawn and all(len(text) <= 11 for text in drawn), drawn
 
 
 def test_check_all_shows_files_done(tmp_path: Path) -> None:

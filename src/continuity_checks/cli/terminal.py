@@ -6,6 +6,7 @@ decides whether anything is shown, and draws it on standard error.
 
 from __future__ import annotations
 
+import io
 import os
 import time
 from collections.abc import Mapping
@@ -96,9 +97,22 @@ class ProgressLine:
                 text += f", {_duration((self.total - self.done) / rate)} left"
         return text
 
-    def _draw(self, now: float) -> None:
+    def _width(self) -> int | None:
+        """Columns of the terminal: a longer line would wrap, and the erase clears only its
+        last row."""
         try:
-            self.stream.write(_ERASE + self.text(now))
+            columns = os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+            return None
+        return columns or None  # 0: a terminal that does not say
+
+    def _draw(self, now: float) -> None:
+        text = self.text(now)
+        width = self._width()
+        if width is not None and len(text) >= width:
+            text = text[: max(width - 1, 0)]
+        try:
+            self.stream.write(_ERASE + text)
             self.stream.flush()
         except (OSError, ValueError):  # a terminal that went away: the report still matters
             return
