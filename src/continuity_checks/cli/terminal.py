@@ -14,6 +14,9 @@ from typing import TextIO
 
 #: Seconds between two drawings of the progress line.
 REDRAW_EVERY = 0.1
+#: Seconds of work before a rate (and the time left) is shown: the first units include the
+#: start (git starting, schemas compiling) and would promise hours.
+RATE_AFTER = 0.5
 _ERASE = "\r\033[K"
 
 
@@ -78,6 +81,8 @@ class ProgressLine:
             self.total = total
         self.done = done
         now = time.monotonic()
+        if self._drawn_at is None:
+            self.started = now  # the rate counts from the first unit, not from the start-up
         if self._drawn_at is not None and now - self._drawn_at < REDRAW_EVERY:
             return
         self._drawn_at = now
@@ -91,7 +96,7 @@ class ProgressLine:
             text = f"{self.label}: {self.done:,} {unit}"
         else:
             text = f"{self.label}: {self.done:,}/{self.total:,} {unit}"
-        if self.done:
+        if self.done and elapsed >= RATE_AFTER:
             text += f", {rate:,.0f}/s"
             if self.total is not None and self.total > self.done and rate > 0:
                 text += f", {_duration((self.total - self.done) / rate)} left"
