@@ -390,9 +390,9 @@ def _walk(
         return data
 
     def judge(
-        commit: Commit, raw_changes: list[RawChange], wanted: Sequence[int]
-    ) -> Iterator[Finding]:
-        """The findings of the families ``wanted`` on one commit."""
+        commit: Commit, raw_changes: list[RawChange], wanted: Sequence[int], out: list[Finding]
+    ) -> None:
+        """The findings of the families ``wanted`` on one commit, added to ``out``."""
         changes: list[list[Change]] = [[] for _ in families]
         for c in raw_changes:
             gitlink = GITLINK in (c.old_mode, c.new_mode)
@@ -410,7 +410,7 @@ def _walk(
                 trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
             context = CommitContext(commit, changes[index], *trees, raw_changes)
             for finding in families[index].check_commit(context):
-                yield rewrite_hint(finding, commit)
+                out.append(rewrite_hint(finding, commit))
 
     everyone = range(len(families))
     with _few_collections():
@@ -435,7 +435,7 @@ def _walk(
                 if c.path in config_files.FILES:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
-            findings.extend(judge(commit, raw_changes, everyone))
+            judge(commit, raw_changes, everyone, findings)
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
@@ -453,7 +453,7 @@ def _replay(
     chosen: Sequence[Declaration],
     families: Sequence[Family],
     request: LogRequest,
-    judge: Callable[[Commit, list[RawChange], Sequence[int]], Iterable[Finding]],
+    judge: Callable[[Commit, list[RawChange], Sequence[int], list[Finding]], None],
 ) -> None:
     """Before a shard: the range's ``earlier`` commits, for the families whose judgement
     depends on more than the parent's tree, their findings dropped (the earlier shards report
@@ -471,8 +471,7 @@ def _replay(
     walked = repo.walk(None, "", request=request, only=earlier)
     try:
         for commit, raw_changes in walked:
-            for _ in judge(commit, raw_changes, stateful):
-                pass
+            judge(commit, raw_changes, stateful, [])  # the earlier shards report these
             stateful = [i for i in stateful if needed(i)]
             if not stateful:
                 break
