@@ -247,7 +247,7 @@ def test_a_shallow_checkout_fails_with_the_fix(
                     f"file://{repo.path}", str(shallow)], check=True)  # fmt: skip
     payload = pr_payload(repo)
     env = github_env(tmp, shallow, "pull_request", payload, "refs/pull/1/merge")
-    job = replay({}, env, shallow, tmp, install=False)
+    job = replay({"mode": "verify"}, env, shallow, tmp, install=False)
     assert job.failed
     assert job.outputs["run"]["code"] == "2"
     assert job.ran[-1][:2] == ("continuity result", 2)
@@ -260,7 +260,8 @@ def test_an_event_without_a_range_is_an_error(pull_request: tuple[GitRepo, Path]
     job = replay({}, env, repo.path, tmp, install=False)
     assert job.failed and job.ran[-1][:2] == ("continuity", 2)
     assert "give the action's range input" in job.log
-    job = replay({"range": "origin/main..HEAD"}, env, repo.path, tmp, install=False)
+    given = {"range": "origin/main..HEAD", "mode": "verify"}
+    job = replay(given, env, repo.path, tmp, install=False)
     assert not job.failed and job.outputs["run"]["range"] == "origin/main..HEAD"
     job = replay({"mode": "all"}, env, repo.path, tmp, install=False)
     assert job.failed and "mode: expected check, verify or both" in job.log

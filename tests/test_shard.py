@@ -113,7 +113,7 @@ def test_the_shards_report_what_the_whole_run_reports(repo: GitRepo, run_json: R
     rules = Counter(f["rule"] for f in whole["findings"])
     assert code == 1
     assert {"DL202", "DL205", "DL206", "DL209", "PV203", "WS202"} <= set(rules), rules
-    total = assert_shards_add_up(run_json, repo.path, "base..HEAD", (1, 2, 3, 4, 5, 7, 12, 14))
+    total = assert_shards_add_up(run_json, repo.path, "base..HEAD", (2, 3, 5, 12, 14))
     assert total == 12
     # with 4 shards, findings come from every one of them
     per_shard = [
@@ -128,7 +128,7 @@ def test_each_commit_is_checked_by_one_shard(repo: GitRepo) -> None:
     whole = engine.verify(repo.path, Config(), "base..HEAD")
     order = list(whole.commit_order)
     assert len(order) == 12
-    for count in (1, 2, 3, 5, 12, 20):
+    for count in (1, 2, 4, 5, 12, 20):
         walked: list[str] = []
         for index in range(1, count + 1):
             part = engine.verify(repo.path, Config(), "base..HEAD", shard=Shard(index, count))
@@ -199,7 +199,7 @@ def test_a_session_repository_in_shards(
     assert ("SS206", "history/0013-u-0ee460370cdc.json") in {
         (f["rule"], f["path"]) for f in whole["findings"]
     }
-    total = assert_shards_add_up(run_json, session, "HEAD", (2, 3, 5))
+    total = assert_shards_add_up(run_json, session, "HEAD", (2, 5))
     assert total >= 5
     # the shard that holds only the last commit still knows the node's first name
     _, last = run_json("verify", "--root", str(session), "--range", "HEAD",
