@@ -236,3 +236,9 @@ def test_baseline_verify_shows_progress_too(history: GitRepo) -> None:
     assert "baseline verify: " in err and "/4 commits" in err and err.endswith(ERASE)
     code, out, err = run_on_pty(["baseline", "verify"], history.path, CI="1")
     assert code == 0 and err == ""
+
+
+def test_a_shard_counts_its_own_commits(history: GitRepo) -> None:
+    code, out, err = run_on_pty(["verify", "--range", "HEAD", "--shard", "1/2"], history.path)
+    assert code == 0 and "2 commits checked" in out
+    assert "/2 commits" in err and "/4 commits" not in err
