@@ -55,27 +55,32 @@ def run_on_pty(
         stderr=slave,
     )
     os.close(slave)
+    # both streams read as they come, so that neither can fill up and stall the other
     chunks: list[bytes] = []
-    out = b""
-    if not stdout_on_pty:
-        assert process.stdout is not None
-        out = process.stdout.read()
-    while True:
-        ready, _, _ = select.select([master], [], [], 60)
+    out_chunks: list[bytes] = []
+    sources = {master: chunks}
+    if process.stdout is not None:
+        sources[process.stdout.fileno()] = out_chunks
+    while sources:
+        ready, _, _ = select.select(list(sources), [], [], 60)
         if not ready:
             break
-        try:
-            data = os.read(master, 1 << 16)
-        except OSError:  # EIO: every writer closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
+        for fd in ready:
+            try:
+                data = os.read(fd, 1 << 16)
+            except OSError:  # EIO: every writer closed the terminal
+                data = b""
+            if data:
+                sources[fd].append(data)
+            else:
+                del sources[fd]
+    out = b"".join(out_chunks)
     code = process.wait(timeout=60)
     os.close(master)
-    on_pty = b"".join(chunks).decode("utf-8").replace("\r\n", "\n").replace("\n", "\r\n")
-    # the terminal turns \n into \r\n: undo it, keeping the \r of the progress line
-    on_pty = on_pty.replace("\r\r\n", "\r\n").replace("\r\n", "\n")
+    if process.stdout is not None:
+        process.stdout.close()
+    # the terminal turns \n into \r\n: undo it, keeping the lone \r of the progress line
+    on_pty = b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
     if stdout_on_pty:
         return code, on_pty, ""
     return code, out.decode("utf-8"), on_pty
