@@ -641,28 +641,32 @@ def test_a_bad_configuration_at_the_base_names_the_base(
     assert "the base" in err and ".continuity.toml" in err and "colour" in err
 
 
-def test_findings_keep_history_order_and_the_report_remembers_only_their_commits(
+def test_findings_keep_history_order_and_the_report_knows_every_place(
     repo: GitRepo, run_json: RunCLI
 ) -> None:
-    """The report keeps the place in the range of the commits that have findings, not of
-    every commit (the walk keeps 20 bytes a commit, not a string and a dict entry): findings
-    still come in history order, whatever their paths."""
+    """The report knows each walked commit's place in the range from 20 bytes a commit (not a
+    string and a dict entry each): findings still come in history order, whatever their paths,
+    and a commit without findings is found too."""
     from continuity_checks import engine
     from continuity_checks.core.config import Config
 
     repo.commit(
         "forward C", {C: delta(C0_START, "2026-09-21T19:00:00+08:00", "claude")}, trailers=[C]
     )
-    repo.commit("forward A", {A: delta(updated="2026-09-21T18:00:00+08:00")}, trailers=[A])
+    forward = repo.commit(
+        "forward A", {A: delta(updated="2026-09-21T18:00:00+08:00")}, trailers=[A]
+    )
     first = repo.commit(
         "back C", {C: delta(C0_START, "2026-09-21T18:30:00+08:00", "claude")}, trailers=[C]
     )
-    repo.commit("unrelated", {"README.md": "y\n"})
+    unrelated = repo.commit("unrelated", {"README.md": "y\n"})
     second = repo.commit("back A", {A: delta(updated="2026-09-21T17:00:00+08:00")}, trailers=[A])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
     assert (code, found(report)) == (1, [("DL205", C, first, 1), ("DL205", A, second, 1)])
-    direct = engine.verify(repo.path, Config(), "base..HEAD")
-    assert (direct.commits, direct.commit_order) == (5, {first: 3, second: 5})
+    order = engine.verify(repo.path, Config(), "base..HEAD").commit_order
+    assert (order[first], order[second], order[forward], order[unrelated]) == (3, 5, 2, 4)
+    assert list(order)[2:] == [first, unrelated, second] and len(order) == 5
+    assert order.get("0" * 40) is None and order.get("not a commit") is None
 
 
 C0_START = "2026-09-21T18:00:00+08:00"

@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import gc
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,9 @@ from continuity_checks.core.parallel import idle_cpus, split_map
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import Base, RawChange, Repository
+    from continuity_checks.core.baseline import Baseline, BaselineSource
+    from continuity_checks.core.git import Base, LogRequest, RawChange, Repository
+    from continuity_checks.core.shard import Shard
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
 
@@ -38,17 +40,29 @@ _Partial = tuple[list[Finding], list[list[Claimed]]]
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
 
 
-def apply_severity(config: Config, findings: Iterable[Finding]) -> list[Finding]:
-    """Per-rule overrides from the configuration; ``off`` drops the finding."""
+def apply_config(config: Config, findings: Iterable[Finding]) -> tuple[list[Finding], int]:
+    """The configuration's say on findings: ``[[ignore]]`` entries suppress the findings of
+    their rules at their paths (counted: the second value), then per-rule severity overrides
+    apply (``off`` drops the finding)."""
+    ignores = [(i.rules, Globs(i.paths)) for i in config.ignores]
     result = []
+    suppressed = 0
     for finding in findings:
+        if ignores and any(finding.rule in r and g.match(finding.path) for r, g in ignores):
+            suppressed += 1
+            continue
         if finding.rule in config.severity:
             level = config.severity[finding.rule]
             if level is None:
                 continue
             finding = finding.with_severity(level)
         result.append(finding)
-    return result
+    return result, suppressed
+
+
+#: Called as work proceeds: units done so far, and the total when it is known. The engine
+#: knows no terminal; the command line decides whether and how to show it.
+Progress = Callable[[int, "int | None"], None]
 
 
 def walk(
@@ -113,6 +127,8 @@ def check(
     staged: bool = False,
     only: tuple[str, ...] | None = None,
     jobs: int | None = None,
+    baseline: Baseline | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """File mode. ``paths`` are root-relative: files, and directories that stand for every file
     under them; ``under`` are root-relative directories whose every file is checked (``--all``);
@@ -120,7 +136,10 @@ def check(
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
     processes share a large batch (default: one per idle CPU from PARALLEL_FROM files on, see
-    :func:`~continuity_checks.core.parallel.idle_cpus`)."""
+    :func:`~continuity_checks.core.parallel.idle_cpus`). ``baseline``: the findings its
+    ``check`` section knows are hidden and counted. ``progress`` is told the files checked as
+    the run goes (estimated from this process's share when several processes share the
+    batch)."""
     root = Path(os.path.abspath(root))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
@@ -163,10 +182,19 @@ def check(
     if excluded:
         notes.append(f"not checked, excluded by the configuration: {_listed(excluded)}")
 
+    if jobs is None:
+        jobs = idle_cpus() if len(work) >= PARALLEL_FROM else 1
+    parent = os.getpid()
+    # each file of this process's share stands for `step` files of the batch
+    step = max(1, min(jobs, len(work)))
+
     def check_files(part: Sequence[tuple[str, tuple[tuple[int, str], ...]]]) -> _Partial:
         findings: list[Finding] = []
         claimed: list[list[Claimed]] = [[] for _ in families]
-        for path, owners in part:
+        tell = progress if progress is not None and os.getpid() == parent else None
+        for done, (path, owners) in enumerate(part):
+            if tell is not None:
+                tell(min(done * step, len(work)), len(work))
             data = given[path] if path in given else snapshot.read(path)
             if isinstance(data, Unreadable):
                 findings.append(data.finding())
@@ -176,8 +204,6 @@ def check(
                 findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
         return findings, claimed
 
-    if jobs is None:
-        jobs = idle_cpus() if len(work) >= PARALLEL_FROM else 1
     findings: list[Finding] = list(unlisted)
     claimed: list[list[Claimed]] = [[] for _ in families]
     for part_findings, part_claimed in split_map(check_files, work, jobs):
@@ -187,15 +213,24 @@ def check(
     for index, family in enumerate(families):
         if claimed[index]:
             findings.extend(family.check_tree(snapshot, claimed[index]))
+    if progress is not None:
+        progress(len(work), len(work))
     if staged:
         findings.extend(check_staged(root, config, chosen, families))
-    return Report(
-        findings=apply_severity(config, findings),
+    kept, suppressed = apply_config(config, findings)
+    report = Report(
+        findings=kept,
         files=len(work),
         notes=notes,
         max_per_file=config.max_findings_per_file,
         max_total=config.max_findings,
+        suppressed=suppressed,
     )
+    if baseline is not None:
+        from continuity_checks.core.baseline import hide
+
+        hide(report, baseline.entries("check"))
+    return report
 
 
 def check_staged(
@@ -253,6 +288,9 @@ def verify(
     *,
     only: tuple[str, ...] | None = None,
     config_at_base: bool = False,
+    shard: Shard | None = None,
+    baseline: BaselineSource | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
     (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
@@ -265,6 +303,14 @@ def verify(
     With ``config_at_base``, the range is judged by the configuration at its base commit (see
     :func:`base_config`), not by ``config``; a commit of the range that changes the
     configuration is CC011.
+
+    With ``shard``, only that slice of the range's commits is checked (see :func:`_walk`).
+
+    ``baseline``: the findings the ``verify`` section of that baseline knows are hidden and
+    counted (read at the base like the configuration, when the source says so; raises
+    BaselineError for a file that is not a baseline). ``progress`` is told the commits walked
+    (and their number: a shard's, or the range's, counted by one more git process only when
+    progress is asked for).
     """
     from continuity_checks.core.git import Repository
 
@@ -274,7 +320,13 @@ def verify(
         if config_at_base:
             config = base_config(repo, base, config)
             repo.objects.max_bytes = config.max_file_bytes
-        return _walk(repo, base, head, config, revision_range, only)
+        known = baseline.load(repo, base) if baseline is not None else None
+        report = _walk(repo, base, head, config, revision_range, only, shard, progress)
+    if known is not None:
+        from continuity_checks.core.baseline import hide
+
+        hide(report, known.entries("verify"))
+    return report
 
 
 def base_config(repo: Repository, base: Base, fallback: Config) -> Config:
@@ -333,7 +385,19 @@ def _walk(
     config: Config,
     revision_range: str,
     only: tuple[str, ...] | None,
+    shard: Shard | None = None,
+    progress: Progress | None = None,
 ) -> Report:
+    """Check the commits of the range, or of its ``shard``.
+
+    A shard is checked as the whole run would check its commits. Each commit is judged against
+    its own first parent's tree, read from the object store, whichever shard holds the parent;
+    so a family that compares a commit with its parent (a delta's previous version, a prune
+    boundary, the pins of the listings, built again from the parent's tree at a shard's first
+    commit) needs nothing from the other shards. A family whose judgement also depends on
+    commits before the parent (``Declaration.history_state``) first replays the range's
+    commits before the shard, its findings dropped, until it says it no longer needs them.
+    """
     from continuity_checks.core.git import GITLINK, LogRequest
     from continuity_checks.core.snapshot import CommitTree
 
@@ -370,64 +434,91 @@ def _walk(
             owners_of[path] = found
         return found
 
+    too_large: list[str] = []  # blobs a family asked for and got None: over the limit
+    reported: set[str] = set()
+
+    def read(sha: str) -> bytes | None:
+        data = repo.read_blob(sha)
+        if data is None:
+            too_large.append(sha)
+        return data
+
+    def judge(
+        commit: Commit, raw_changes: list[RawChange], wanted: Sequence[int], out: list[Finding]
+    ) -> None:
+        """The findings of the families ``wanted`` on one commit, added to ``out``."""
+        changes: list[list[Change]] = [[] for _ in families]
+        for c in raw_changes:
+            gitlink = GITLINK in (c.old_mode, c.new_mode)
+            for index, kind in owners(c.path):
+                if not gitlink or see_gitlinks[index]:
+                    changes[index].append(
+                        Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
+                    )
+        trees: tuple[CommitTree, CommitTree] | None = None
+        others: tuple[CommitTree, ...] = ()  # a merge's other parents
+        for index in wanted:
+            if not (changes[index] or every_commit[index]):
+                continue
+            if trees is None:
+                parent = commit.parents[0] if commit.parents else None
+                trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
+                others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
+            context = CommitContext(commit, changes[index], *trees, raw_changes, others)
+            for finding in families[index].check_commit(context):
+                out.append(rewrite_hint(finding, commit))
+
+    everyone = range(len(families))
     # the commits of the range in order, 20 bytes each (32 in a SHA-256 repository): what the
     # report needs to sort findings by commit, without a string and a dict entry per commit
     # (about 160 bytes) for a range of 100,000
-    walked = bytearray()
+    order = bytearray()
     with _few_collections():
-        too_large: list[str] = []  # blobs a family asked for and got None: over the limit
-        reported: set[str] = set()
-
-        def read(sha: str) -> bytes | None:
-            data = repo.read_blob(sha)
-            if data is None:
-                too_large.append(sha)
-            return data
-
+        only_commits: list[str] | None = None
+        earlier: list[str] = []  # a shard's commits before it, for what families look up
+        if shard is not None:
+            ids = repo.commits(base, head)
+            start, end = shard.bounds(len(ids))
+            only_commits = ids[start:end]
+            report.notes.append(
+                f"shard {shard} of {revision_range}: commits {start + 1} to {end} of {len(ids)}"
+                if end > start
+                else f"shard {shard} of {revision_range}: no commits ({len(ids)} in the range)"
+            )
+            earlier = ids[:start]
+            _replay(repo, earlier, chosen, families, request, judge)
+            too_large.clear()  # what the replay could not read is the earlier shards' to report
+        if progress is not None:
+            total = len(only_commits) if only_commits is not None else repo.count(base, head)
+            progress(0, total)
         # the walk fetches ahead the blobs of the paths some family claims
-        for commit, raw_changes in repo.walk(base, head, prefetch=owners, request=request):
+        walked = repo.walk(base, head, prefetch=owners, request=request, only=only_commits)
+        for commit, raw_changes in walked:
             report.commits += 1
-            walked += bytes.fromhex(commit.sha)
-            changes: list[list[Change]] = [[] for _ in families]
+            order += bytes.fromhex(commit.sha)
+            if progress is not None:
+                progress(report.commits, None)
             for c in raw_changes:
                 if c.path in config_files.FILES:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
-            for c in raw_changes:
-                gitlink = GITLINK in (c.old_mode, c.new_mode)
-                for index, kind in owners(c.path):
-                    if not gitlink or see_gitlinks[index]:
-                        changes[index].append(
-                            Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
-                        )
-            trees: tuple[CommitTree, CommitTree] | None = None
-            for index, family in enumerate(families):
-                if not (changes[index] or every_commit[index]):
-                    continue
-                if trees is None:
-                    parent = commit.parents[0] if commit.parents else None
-                    trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
-                    others = (
-                        tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
-                        if commit.is_merge
-                        else ()
-                    )
-                context = CommitContext(commit, changes[index], *trees, raw_changes, others)
-                for finding in family.check_commit(context):
-                    findings.append(rewrite_hint(finding, commit))
+            judge(commit, raw_changes, everyone, findings)
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
                 )
                 too_large.clear()
-    # what came before the range: the base (every remote-tracking tip of a new branch), or
-    # nothing (the range is all of history, so the head)
+    # what came before the range (or the shard): the base (every remote-tracking tip of a new
+    # branch), or nothing (the range is all of history, so the head); and a shard's earlier
+    # commits, where the whole run would have seen a delta created
     before = [base] if isinstance(base, str) else list(base or (head,))
-    findings.extend(_finish(repo, chosen, families, before))
-    report.commit_order = _places(walked, len(head) // 2, {f.commit for f in findings if f.commit})
-    if report.commits == 0:
+    findings.extend(_finish(repo, chosen, families, [*before, *earlier]))
+    report.commit_order = CommitOrder(
+        order, len(head) // 2, {f.commit for f in findings if f.commit}
+    )
+    if report.commits == 0 and shard is None:
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
-    report.findings = apply_severity(config, findings)
+    report.findings, report.suppressed = apply_config(config, findings)
     return report
 
 
@@ -456,21 +547,79 @@ def _finish(
     return findings
 
 
-def _places(walked: bytearray, width: int, wanted: set[str]) -> dict[str, int]:
-    """The place in the range (1 for the oldest) of each commit of ``wanted`` found in
-    ``walked`` (the binary ids of the range in order, ``width`` bytes each)."""
-    ids: dict[bytes, str] = {}
-    for sha in wanted:
-        if len(sha) == 2 * width and HEX_DIGITS.issuperset(sha):
-            ids[bytes.fromhex(sha)] = sha
-    places: dict[str, int] = {}
-    if ids:
-        view = memoryview(walked)
-        for place, start in enumerate(range(0, len(walked), width), start=1):
-            found = ids.get(view[start : start + width].tobytes())
-            if found is not None:
-                places[found] = place
-    return places
+def _replay(
+    repo: Repository,
+    earlier: Sequence[str],
+    chosen: Sequence[Declaration],
+    families: Sequence[Family],
+    request: LogRequest,
+    judge: Callable[[Commit, list[RawChange], Sequence[int], list[Finding]], None],
+) -> None:
+    """Before a shard: the range's ``earlier`` commits, for the families whose judgement
+    depends on more than the parent's tree, their findings dropped (the earlier shards report
+    them). Each such family may end its replay early: once ``history_needed()`` is false (a
+    sessions family that found a project repository, not a session repository), the commits
+    left cannot change how it judges the shard."""
+    stateful = [i for i, d in enumerate(chosen) if d.history_state]
+    if not earlier or not stateful:
+        return
+
+    def needed(index: int) -> bool:
+        ask = getattr(families[index], "history_needed", None)
+        return True if ask is None else bool(ask())
+
+    walked = repo.walk(None, "", request=request, only=earlier)
+    try:
+        for commit, raw_changes in walked:
+            judge(commit, raw_changes, stateful, [])  # the earlier shards report these
+            stateful = [i for i in stateful if needed(i)]
+            if not stateful:
+                break
+    finally:
+        walked.close()  # ends git log when the replay stops early
+
+
+class CommitOrder(Mapping[str, int]):
+    """Each walked commit's place in the range (1 for the oldest), from the binary ids of the
+    walk (``width`` bytes each): 20 bytes a commit instead of a string and a dict entry (about
+    160 bytes), for ranges of 100,000 commits. The places of ``wanted`` (the commits that have
+    findings, what sorting asks for) are looked up once, in one pass; any other is found by a
+    search of the ids."""
+
+    def __init__(self, ids: bytearray, width: int, wanted: set[str]) -> None:
+        self._ids = ids
+        self._width = width
+        self._known: dict[str, int] = {}
+        binary: dict[bytes, str] = {}
+        for sha in wanted:
+            if len(sha) == 2 * width and HEX_DIGITS.issuperset(sha):
+                binary[bytes.fromhex(sha)] = sha
+        if binary:
+            view = memoryview(self._ids)
+            for place, start in enumerate(range(0, len(self._ids), width), start=1):
+                found = binary.get(view[start : start + width].tobytes())
+                if found is not None:
+                    self._known[found] = place
+
+    def __getitem__(self, sha: str) -> int:
+        place = self._known.get(sha)
+        if place is not None:
+            return place
+        if len(sha) == 2 * self._width and HEX_DIGITS.issuperset(sha):
+            key, at = bytes.fromhex(sha), 0
+            while (at := self._ids.find(key, at)) >= 0:
+                if at % self._width == 0:
+                    return at // self._width + 1
+                at += 1
+        raise KeyError(sha)
+
+    def __iter__(self) -> Iterator[str]:
+        width = self._width
+        for start in range(0, len(self._ids), width):
+            yield self._ids[start : start + width].hex()
+
+    def __len__(self) -> int:
+        return len(self._ids) // self._width if self._width else 0
 
 
 HEX_DIGITS = frozenset("0123456789abcdef")

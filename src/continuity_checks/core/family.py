@@ -41,7 +41,10 @@ class Declaration:
     imported only when needed. ``files`` is the pre-commit ``files`` pattern of the family's own
     hook (``hook_id``). History mode gives the family the commit ``fields`` and ``trailers`` it
     names, every commit of the range when ``every_commit`` (also commits that touch none of its
-    paths: empty commits, merges), and submodule entries when ``gitlinks``.
+    paths: empty commits, merges), and submodule entries when ``gitlinks``. ``history_state``:
+    how it judges a commit depends on earlier commits than its parent (what it remembers
+    across the run); ``verify --shard`` then replays the commits before the shard to it first,
+    until its optional ``history_needed()`` says the rest cannot matter.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Declaration:
     trailers: tuple[str, ...] = ()
     every_commit: bool = False
     gitlinks: bool = False
+    history_state: bool = False
 
     def __post_init__(self) -> None:
         unknown = self.fields - COMMIT_FIELDS

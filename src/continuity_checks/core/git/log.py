@@ -109,10 +109,12 @@ class LogRequest:
         return "tformat:" + "%x00".join(["%H", "%P", *trailers, *fields, "%s"])
 
 
-def log_arguments(request: LogRequest) -> list[str]:
+def log_arguments(request: LogRequest, listed: bool = False) -> list[str]:
     """The ``git log`` command after git's global options; the revisions go to its stdin.
 
-    Oldest first, parents before children; ``-z`` so that any byte of a path survives;
+    Oldest first, parents before children; with ``listed``, the stdin lists the very commits
+    to show, in the order to show them (a shard of a range), and git walks nothing; ``-z`` so
+    that any byte of a path survives;
     ``--no-renames`` so that a rename is a deletion and an addition (a freeze is one); merges
     diffed against their first parent only, so that a merge answers for everything it brings
     into the mainline; the rest keeps user configuration out of the output.
@@ -125,8 +127,7 @@ def log_arguments(request: LogRequest) -> list[str]:
         "--no-renames",
         "--diff-merges=first-parent",
         "--root",
-        "--reverse",
-        "--topo-order",
+        *(["--no-walk=unsorted"] if listed else ["--reverse", "--topo-order"]),
         "--no-color",
         "--no-show-signature",
         "--no-mailmap",

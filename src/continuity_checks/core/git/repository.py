@@ -8,6 +8,10 @@ A ``verify`` run starts three git processes, whatever the number of commits:
 - one ``git log`` of the whole range (:mod:`.log`);
 - one persistent ``git cat-file --batch`` for contents (:mod:`.objects`).
 
+A shard (``verify --shard K/N``) adds one ``git rev-list`` that numbers the range's commits, and
+its ``git log`` shows only the shard's commits; a family that remembers earlier commits gets
+those before the shard in one more ``git log``, ended as soon as it needs no more.
+
 Every process runs with replace refs and grafts turned off, so that no ref or file in the
 repository can show verify other commits than the ones the range holds, and with
 ``--git-dir`` given, so that a ``GIT_DIR`` a git hook exported cannot redirect it.
@@ -20,7 +24,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
@@ -267,16 +271,30 @@ class Repository:
 
     # --- the walk -------------------------------------------------------------------------------
 
+    def commits(self, base: Base, head: str) -> list[str]:
+        """The ids of the range's commits in the order :meth:`walk` gives them (one
+        ``git rev-list``, no diffs): what a shard of the range is cut from."""
+        out = self._output(
+            ["rev-list", "--reverse", "--topo-order", "--stdin"], stdin=_revs(base, head)
+        )
+        ids = out.decode("ascii", "replace").split()
+        if not all(HEX.fullmatch(sha) for sha in ids):
+            raise GitError("unexpected output from git rev-list", GIT_HINT)
+        return ids
+
     def walk(
         self,
         base: Base,
         head: str,
         prefetch: Callable[[str], object] | None = None,
         request: LogRequest | None = None,
-    ) -> Iterator[tuple[Commit, list[RawChange]]]:
+        *,
+        only: Sequence[str] | None = None,
+    ) -> Generator[tuple[Commit, list[RawChange]], None, None]:
         """Every commit of the range, oldest first (parents before children), with its changes
         against its first parent; commits without changes too. ``request``: the trailers and
-        fields each commit carries, and whether gitlinks are reported.
+        fields each commit carries, and whether gitlinks are reported. With ``only``, exactly
+        those commits (ids of the range, in its order, from :meth:`commits`) instead.
 
         With ``prefetch``, commits are read ahead in small batches, and the blob ids of both
         versions of each modified path it accepts (returns a true value for) are sent to
@@ -285,17 +303,15 @@ class Repository:
         and deleted files are read on demand.
         """
         request = request or LogRequest()
-        revs = [head]
-        if isinstance(base, str):
-            revs.append("^" + base)
-        elif base:
-            revs.extend("^" + b for b in base)
-        for rev in revs:
-            if not HEX.fullmatch(rev.lstrip("^")):
-                raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+        if only is not None:
+            if not only:
+                return
+            revs = b"".join(sha.encode("ascii") + b"\n" for sha in only)
+        else:
+            revs = _revs(base, head)
         with tempfile.TemporaryFile() as stderr:  # a file: git can never block on it
             process = self._popen(
-                log_arguments(request),
+                log_arguments(request, listed=only is not None),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
@@ -304,7 +320,7 @@ class Repository:
                 _widen(process.stdout)
                 assert process.stdin is not None and process.stdout is not None
                 try:
-                    process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
+                    process.stdin.write(revs)
                     process.stdin.close()
                 except OSError:
                     pass  # git ended at once: its status and stderr tell why
@@ -384,6 +400,15 @@ class Repository:
 
     # --- what is staged (the commit hook) -------------------------------------------------------
 
+    def count(self, base: Base, head: str) -> int:
+        """How many commits :meth:`walk` gives for the range: one more git process, asked only
+        when a progress display wants the total."""
+        out = self._output(["rev-list", "--count", "--stdin"], stdin=_revs(base, head))
+        text = out.decode("ascii", "replace").strip()
+        if not text.isdigit():
+            raise GitError(f"git rev-list --count gave {text!r}", GIT_HINT)
+        return int(text)
+
     def head(self) -> str | None:
         """The commit ``HEAD`` names, or None on a branch with no commit yet."""
         out = self._output(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
@@ -445,11 +470,16 @@ class Repository:
                 )
         return found
 
-    def _output(self, args: list[str], *, check: bool = True) -> bytes:
-        """The output of one short git command; with ``check``, its first line of complaint as
-        a GitError when it fails."""
-        process = self._popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        out, err = process.communicate()
+    def _output(self, args: list[str], *, check: bool = True, stdin: bytes | None = None) -> bytes:
+        """The output of one short git command (given ``stdin``); with ``check``, its first
+        line of complaint as a GitError when it fails."""
+        process = self._popen(
+            args,
+            stdin=subprocess.PIPE if stdin is not None else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        out, err = process.communicate(stdin)
         if check and process.returncode != 0:
             message = _first_line(err.decode("utf-8", "replace"))
             raise GitError(message or f"git {args[0]} failed", GIT_HINT)
@@ -470,6 +500,20 @@ class Repository:
 
     def tree_entries(self, data: bytes) -> list[TreeEntry]:
         return self.objects.tree_entries(data)
+
+
+def _revs(base: Base, head: str) -> bytes:
+    """The range as ``git log --stdin`` and ``git rev-list --stdin`` read it: the head, and
+    each base excluded."""
+    revs = [head]
+    if isinstance(base, str):
+        revs.append("^" + base)
+    elif base:
+        revs.extend("^" + b for b in base)
+    for rev in revs:
+        if not HEX.fullmatch(rev.lstrip("^")):
+            raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+    return "".join(r + "\n" for r in revs).encode("ascii")
 
 
 def _range_of(parsed: tuple[str | None, str], ids: list[str]) -> tuple[Base, str]:
