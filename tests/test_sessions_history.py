@@ -93,10 +93,18 @@ AFTER1 = {"meta.json": META, "workdir/.gitkeep": "", **TURN1}
 USER = "history/0001-u-1a2b3c4d.json"
 
 
-def turn2() -> dict[str, str]:
+def turn2(reply: bool = True, **metadata: Any) -> dict[str, str]:
+    """A second turn: its user node and (unless ``reply`` is false) the llm node answering it."""
     user = json.loads(TURN1[USER])
     user.update(id="2b", seq=4, predecessor="1a2b3c4d_reply")
-    return {**AFTER1, "history/0004-u-2b.json": json.dumps(user)}
+    user["metadata"].update(metadata)
+    files = {**AFTER1, "history/0004-u-2b.json": json.dumps(user)}
+    if reply:
+        answer = json.loads(TURN1["history/0002-l-1a2b3c4d_reply.json"])
+        answer.update(id="2b_reply", seq=5, predecessor="2b")
+        answer["metadata"]["predecessor"] = "2b"
+        files["history/0005-l-2b_reply.json"] = json.dumps(answer)
+    return files
 
 
 # (case id, before, after, subject, parents, fields, expected rules)
@@ -129,6 +137,14 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, ...], Map
     ("SS207 turn without its user", AFTER1, {**AFTER1, "meta.json": META + " "}, "turn: again",
      ("p" * 40,), OP, ["SS207"]),
     ("second turn", AFTER1, turn2(), "turn (error): next", ("p" * 40,), OP, []),
+    # [34] the turn a turn commit completes has its llm reply (an error turn has one too)
+    ("SS207 turn commit without a reply", AFTER1, turn2(reply=False), "turn: next", ("p" * 40,), OP,
+     ["SS207"]),
+    # [34] runtime turns (job follow-ups, merge turns, display runtime) are not user turns
+    ("runtime turn is not a user turn", AFTER1, turn2(source="job_followup"), "job: j1 done",
+     ("p" * 40,), OP, []),
+    ("SS207 runtime turn only at a turn commit", AFTER1, turn2(display="runtime"), "turn: next",
+     ("p" * 40,), OP, ["SS207"]),
 ]  # fmt: skip
 
 
