@@ -365,3 +365,30 @@ def test_a_plain_repository_with_sources_is_not_a_workspace(
         )
     code, report = run_json("verify", "--range", "HEAD", "--root", str(repo))
     assert (code, report["findings"]) == (0, [])
+
+
+# --- the synthetic corpus: each run of docs/sessions.md's table ----------------------------------
+
+SESSION_A = ".openprogram/sessions/local_3f9a1c0d2e"
+SESSION_B = ".openprogram/sessions/local_8b21e47a90"
+SESSION_C = "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1"
+
+
+@pytest.mark.parametrize(
+    ("root", "files", "warnings"),
+    [
+        (".", 34, []),
+        (".openprogram", 22, [("SS133", "projects/projects.json", "/proj_3939bc8f/path"),
+                              ("SS133", "sessions/locations.json", "/local_c47d09e5b1")]),
+        ("code/wiki-agent", 12, []),
+        (SESSION_A, 9, [("SS150", "history/0001-u-14144109.json", "/metadata/memory_written_scriptorium")]),
+        (SESSION_B, 8, []),
+        (SESSION_C, 11, [("SS133", "history/0002-l-eeef4f48_reply.json", "/metadata/project_commit/repo")]),
+    ],
+)  # fmt: skip
+def test_corpus_runs_report_exactly_the_listed_warnings(
+    corpus: Path, run_json: RunCLI, root: str, files: int, warnings: list[Any]
+) -> None:
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(corpus / root))
+    assert (code, found(report), report["summary"]["files"]) == (0, warnings, files)
+    assert all(f["severity"] == "warning" for f in report["findings"])

@@ -1592,14 +1592,16 @@ def _stamp(
     repo = stamp["repo"]
     resolved = path_map.resolve(repo, snapshot)
     if isinstance(resolved, Unresolved):
-        reason = resolved.reason
+        reason, hint = resolved.reason, None
         if node.path.startswith("history/") and not path_map.pairs:
             reason += " (the session is the checked root: the repository is not in it)"
+            hint = "check a directory that holds both the session and the repository"
         return [
             ss.UNRESOLVED_PATH.finding(
                 node.path,
                 f"expected {quote(repo)} to resolve inside the checked root, found that {reason}",
                 pointer=pointer + "/repo",
+                hint=hint,
             )
         ]
     # a work tree's .git, or a bare repository (the shadow store)
