@@ -5,7 +5,6 @@ session in :mod:`tree`, where the whole DAG is at hand."""
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Callable
 
@@ -177,11 +176,9 @@ _META_EXPECTED = {
 
 def _root_name(file: FileInput) -> str:
     """The name of the checked root, when the session directory is the root itself."""
-    root = getattr(file.snapshot, "root", None)
-    if root is None:
-        return ""
+    name, target = file.snapshot.root_name()
     # named through a symlink: the session's directory is the one it leads to
-    return os.path.basename(os.path.realpath(root) if os.path.islink(root) else str(root))
+    return name if target is None else target.rstrip("/").rpartition("/")[2]
 
 
 # --- registries ----------------------------------------------------------------------------------

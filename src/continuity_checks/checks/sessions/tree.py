@@ -3,7 +3,6 @@ meta.json against them, its branches and backups) and the registries against the
 
 from __future__ import annotations
 
-import os
 import re
 import time
 import weakref
@@ -98,11 +97,9 @@ def _state_dir(path: str) -> str:
 def _name(snapshot: Snapshot, directory: str) -> str:
     if directory:
         return directory.rstrip("/").rpartition("/")[2]
-    root = getattr(snapshot, "root", None)
-    if root is None:
-        return ""
+    name, target = snapshot.root_name()
     # the checked root named through a symlink: the session's directory is the one it leads to
-    return os.path.basename(os.path.realpath(root) if os.path.islink(root) else str(root))
+    return name if target is None else target.rstrip("/").rpartition("/")[2]
 
 
 class Loaded:
@@ -389,24 +386,21 @@ def symlinked(snapshot: Snapshot, directory: str) -> Finding | None:
 def _root_symlinked(snapshot: Snapshot) -> Finding | None:
     """[1] for a session that is the checked root: its name is a safe id, and it is not a
     symlink where OpenProgram would open it (in a ``sessions/`` directory). Where it is and what
-    it is are facts of the directory the user named, not of any file in it, so they are read
-    from that path (a work tree's root; a tree of git objects has no directory of its own)."""
-    root = getattr(snapshot, "root", None)
-    if root is None:
-        return None
-    given = str(root).rstrip("/")
-    name = os.path.basename(given)
+    it is are facts of the directory the user named, not of any file in it (a tree of git
+    objects has no directory: not judged there)."""
+    name, target = snapshot.root_name()
     if "\\" in name:
         return ss.SESSION_SYMLINK.finding(
             ".",
             f"expected a session directory named by a safe id (no \\), found {quote(name)} "
             "(OpenProgram does not open it)",
         )
-    if os.path.islink(given) and os.path.basename(os.path.dirname(given)) == "sessions":
+    parent = str(getattr(snapshot, "root", "")).rstrip("/").rpartition("/")[0]
+    if target is not None and parent.rpartition("/")[2] == "sessions":
         return ss.SESSION_SYMLINK.finding(
             ".",
-            f"expected a session directory, found {quote(given)}, a symlink to "
-            f"{quote(os.path.realpath(given))} (OpenProgram does not open it)",
+            f"expected a session directory, found {quote(name)} in {quote(parent)}, a symlink to "
+            f"{quote(target)} (OpenProgram does not open it)",
         )
     return None
 
