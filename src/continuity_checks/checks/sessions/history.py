@@ -60,6 +60,10 @@ class History:
         self.names: dict[str, str] = {}
         #: [34] top-level user nodes since the last turn commit -> whether an llm node answered
         self.pending: dict[str, bool] = {}
+        #: [34] whether the turn in progress is known from its start: the run began at the root
+        #: commit, or a turn commit of the run has passed (before that, a range that starts
+        #: mid-turn may hold a turn commit whose user node came before the range)
+        self.turn_known = False
         # one commit's history/ listings by id and by seq, built once per side and directory
         self._ids: dict[tuple[int, str], dict[str, str]] = {}
         self._seqs: dict[tuple[int, str], dict[int, list[str]]] = {}
@@ -83,6 +87,8 @@ class History:
         self._ids.clear()  # listings belong to one commit's snapshots
         self._seqs.clear()
         first = self.session_repo is None
+        if first and not context.commit.parents:
+            self.turn_known = True
         if self.session_repo is None:
             self.session_repo = is_session_repo(context)
         fields = context.commit.fields
@@ -221,8 +227,9 @@ class History:
             users = len(self.pending)
             replied = all(self.pending.values())
             self.pending.clear()
-            if users == 1 and replied:
-                return []
+            known, self.turn_known = self.turn_known, True
+            if (users == 1 and replied) or (users == 0 and not known):
+                return []  # (none: its user node may be older than the range)
             if users == 1:
                 return [
                     ss.TURN_COMMITS.finding(
