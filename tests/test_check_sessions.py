@@ -367,6 +367,10 @@ GOOD: list[tuple[str, dict[str, Any]]] = [
      {IDX: index(updated_at=1795983613.5, preview="")}),
     # [39] the user node is created at 1795983614.5: an entry written after that has its preview
     ("index lags by 2 s, its preview already the latest", {IDX: index(updated_at=1795983614.6)}),
+    # [39] neither side has updated_at: the entry is taken as flushed (no traceback)
+    ("no updated_at on either side", {
+        IDX: json.dumps({SID: {k: v for k, v in INDEX[SID].items() if k != "updated_at"}}),
+        MJ: meta(updated_at=None)}),
     ("index lags by 2 s behind a second turn", {
         HISTORY + "0004-u-2222.json": node(4, "user", "2222", output="Next", caller="ROOT",
                                            predecessor="1a2b3c4d_reply")[1],

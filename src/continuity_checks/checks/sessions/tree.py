@@ -988,8 +988,9 @@ class Registries:
                     and files.preview_ok(preview)  # else reported on its own by check_file
                     and (mine_u == theirs_u or lagging)
                 ):
-                    assert isinstance(mine_u, (int, float))
-                    previews = self._previews(directory, float(mine_u) if lagging else None)
+                    # lagging implies a number (and equal values may both be missing)
+                    flushed_at = float(mine_u) if lagging else None  # type: ignore[arg-type]
+                    previews = self._previews(directory, flushed_at)
                     if previews and preview not in previews:
                         if lagging:
                             latest = "the latest user message written by the index's updated_at"
