@@ -317,7 +317,7 @@ def test_a_project_checked_on_its_own_says_its_markers_are_not_judged(
 
 @pytest.mark.parametrize("layout", ["topics/ beside sources/", "committed as OpenProgram Memory"])
 def test_the_memory_workspace_repository_keeps_sources_append_only(
-    tmp_path: Path, run_json: RunCLI, layout: str
+    tmp_path: Path, run_json: RunCLI, layout: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """[54] OpenProgram makes <state>/memory/ a repository of its own, its runtime directory
     (.scriptorium/) excluded from commits by .git/info/exclude: the workspace is known by its
@@ -343,6 +343,17 @@ def test_the_memory_workspace_repository_keeps_sources_append_only(
     commit("a\nb\n", "Update memory")
     code, report = run_json("verify", "--range", "HEAD", "--root", str(repo))
     assert (code, report["findings"]) == (0, [])
+    # the commit hook sees the rewrite before it is committed (the identity from the repository)
+    for key, value in (
+        ("user.name", who[1].split("=", 1)[1]),
+        ("user.email", who[3].split("=", 1)[1]),
+    ):
+        _git(repo, "config", key, value)
+    monkeypatch.chdir(repo)
+    (repo / "sources/openprogram/_v2/s.md").write_text("a\nc\n")
+    _git(repo, "add", "-A")
+    code, report = run_json("check", "--staged")
+    assert [(f["rule"], f["commit"]) for f in report["findings"]] == [("SS210", "staged")]
     commit("a\nc\n", "Update memory")
     code, report = run_json("verify", "--range", "HEAD", "--root", str(repo))
     assert [(f["rule"], f["path"]) for f in report["findings"]] == [
