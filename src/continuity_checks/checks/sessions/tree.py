@@ -988,8 +988,10 @@ class Registries:
                     and files.preview_ok(preview)  # else reported on its own by check_file
                     and (mine_u == theirs_u or lagging)
                 ):
-                    # lagging implies a number (and equal values may both be missing)
-                    flushed_at = float(mine_u) if lagging else None  # type: ignore[arg-type]
+                    # equal values may both be missing: taken as flushed
+                    flushed_at = (
+                        float(mine_u) if lagging and isinstance(mine_u, (int, float)) else None
+                    )
                     previews = self._previews(directory, flushed_at)
                     if previews and preview not in previews:
                         if lagging:
@@ -1248,7 +1250,7 @@ def check_markers(
     snapshot: Snapshot,
     directory: str,
     all_nodes: list[Node],
-    max_depth: int = 64,
+    max_depth: int = strict_json.DEFAULT_MAX_DEPTH,
     path_map: PathMap | None = None,
 ) -> list[Finding]:
     """[52] nodes marked as written to their state directory's memory workspace have a frame.
