@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import struct
 import subprocess
 import zlib
@@ -270,6 +271,30 @@ def test_a_commit_deltified_against_another_pack_is_read(
         files |= {objects + "pack-a.pack": first_pack, objects + "pack-a.idx": first_index}
     root = write_tree(tmp_path, {**state(), **bound_layout(**files)})
     assert check(run_json, root) == (0, expected)
+
+
+def test_a_commit_in_a_pack_over_the_size_limit_is_said_unread(
+    tmp_path: Path, run_json: RunCLI
+) -> None:
+    """[49] a pack larger than limits.max-file-bytes is not read: the commit it holds (here the
+    base of a delta) cannot be judged, and the finding says which file and why."""
+    base = _commit("[agent zzzzzzzz] an earlier commit the delta starts from")
+    target = _commit(f"[agent {BOUND_SID[:8]}] Fix the crash, packed")
+    base_id, target_id = _object_id(base), _object_id(target)
+    noise = os.urandom(60_000)  # incompressible: the pack is larger than the limit below
+    noise_id = hashlib.sha1(b"blob " + str(len(noise)).encode() + b"\0" + noise).digest()
+    first_pack, first_index = _pack([(base_id, 1, base, None), (noise_id, 3, noise, None)])
+    second_pack, second_index = _pack([(target_id, 7, _delta(base, target), base_id)])
+    objects = "code/proj/.git/objects/pack/"
+    root = write_tree(tmp_path, {**state(), **bound_layout(**{
+        objects + "pack-a.pack": first_pack, objects + "pack-a.idx": first_index,
+        objects + "pack-b.pack": second_pack, objects + "pack-b.idx": second_index,
+        BOUND_REPLY: stamped(target_id.hex()),
+        ".continuity.toml": "[limits]\nmax-file-bytes = 50000\n"})})  # fmt: skip
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(root))
+    assert (code, found(report)) == (0, [("SS149", BOUND_REPLY, "/metadata/project_commit/sha")])
+    assert "pack-a.pack" in report["findings"][0]["message"]
+    assert "cannot be read here" in report["findings"][0]["message"]
 
 
 # --- [52] the state directory that keeps a bound session ----------------------------------------

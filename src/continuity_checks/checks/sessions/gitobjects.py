@@ -19,9 +19,11 @@ _COMMIT = 1
 
 
 class Found(NamedTuple):
-    """A commit that exists; its text when it could be read (None: deltified in a pack)."""
+    """An object of the id asked for; its text when it is a commit that could be read, else
+    None, and then why when a file it needs could not be read here (too large, unreadable)."""
 
     text: str | None
+    unread: str | None = None
 
 
 def git_dir(snapshot: Snapshot, repo: str) -> str | None:
@@ -39,7 +41,7 @@ def find_commit(snapshot: Snapshot, gitdir: str, sha: str) -> Found | None:
         return None
     found = objects.read(binary, MAX_CHAIN)
     if found is None or found[0] != _COMMIT:
-        return Found(None)
+        return Found(None, objects.unread)
     return Found(found[1].decode("utf-8", "replace"))
 
 
@@ -52,11 +54,21 @@ class Objects:
         self.gitdir = gitdir
         self._packs: list[tuple[str, bytes]] | None = None
         self._data: dict[str, bytes | None] = {}
+        #: the first file that was there but could not be read (a pack over the size limit)
+        self.unread: str | None = None
+
+    def _read(self, path: str) -> bytes | None:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            if self.unread is None and self.snapshot.exists(path):
+                self.unread = f"{path}: {data.message}"
+            return None
+        return data
 
     def _loose(self, binary: bytes) -> bytes | None:
         sha = binary.hex()
-        loose = self.snapshot.read(f"{self.gitdir}/objects/{sha[:2]}/{sha[2:]}")
-        return None if isinstance(loose, Unreadable) else loose
+        path = f"{self.gitdir}/objects/{sha[:2]}/{sha[2:]}"
+        return self._read(path) if self.snapshot.exists(path) else None
 
     def packs(self) -> list[tuple[str, bytes]]:
         """The version-2 pack indexes: (pack name without extension, index bytes)."""
@@ -65,15 +77,14 @@ class Objects:
             listing = self.snapshot.list(f"{self.gitdir}/objects/pack")
             for name in [] if isinstance(listing, Unreadable) else sorted(listing):
                 if name.endswith(".idx"):
-                    index = self.snapshot.read(f"{self.gitdir}/objects/pack/{name}")
-                    if not isinstance(index, Unreadable):
+                    index = self._read(f"{self.gitdir}/objects/pack/{name}")
+                    if index is not None:
                         self._packs.append((name[:-4], index))
         return self._packs
 
     def pack(self, name: str) -> bytes | None:
         if name not in self._data:
-            data = self.snapshot.read(f"{self.gitdir}/objects/pack/{name}.pack")
-            self._data[name] = None if isinstance(data, Unreadable) else data
+            self._data[name] = self._read(f"{self.gitdir}/objects/pack/{name}.pack")
         return self._data[name]
 
     def exists(self, binary: bytes) -> bool:

@@ -571,7 +571,8 @@ PROJECT_COMMIT = rule(
     after} names commits of the shadow repository. Read through the snapshot: loose objects and
     version-2 pack indexes, a commit stored as a delta rebuilt from its base wherever the
     repository keeps it (the same pack, another pack, loose); an object that cannot be rebuilt
-    into a commit is reported too.""",
+    into a commit, or that lies in a file the tool will not read (a pack over
+    limits.max-file-bytes), is reported too.""",
     severity=W,
     hint="the project's history was rewritten after the turn: re-stamp or drop the metadata",
 )

@@ -1617,6 +1617,13 @@ def _stamp(
         found = gitobjects.find_commit(snapshot, gitdir, sha)
         if found is None:
             findings += bad(f"expected commit {sha[:12]} in {quote(repo)}, found none", where)
+        elif found.text is None and found.unread is not None:
+            findings += bad(
+                f"expected commit {sha[:12]} in {quote(repo)} to be read, found that a file it "
+                f"needs cannot be read here ({found.unread}): its subject and identity are not "
+                "checked",
+                where,
+            )
         elif found.text is None:
             findings += bad(
                 f"expected commit {sha[:12]} in {quote(repo)} to be a commit git can read, found "
