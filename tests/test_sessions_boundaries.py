@@ -56,6 +56,13 @@ def corpus(tmp_path: Path) -> Path:
     return rebuild_corpus(tmp_path / "corpus")
 
 
+@pytest.fixture(scope="module")
+def read_only_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One rebuilt corpus for the tests that only read it (rebuilding clones four bundles)."""
+    assert SYNTHETIC.is_dir(), f"the OpenProgram corpus is missing: {SYNTHETIC}"
+    return rebuild_corpus(tmp_path_factory.mktemp("corpus"))
+
+
 # --- [1] the checked root itself -----------------------------------------------------------------
 
 
@@ -172,8 +179,10 @@ def test_state_committed_before_the_range_is_still_reported(
     assert (code, report["findings"]) == (0, [])
 
 
-def test_the_corpus_project_range_without_state_passes(corpus: Path, run_json: RunCLI) -> None:
-    project = corpus / "code/wiki-agent"
+def test_the_corpus_project_range_without_state_passes(
+    read_only_corpus: Path, run_json: RunCLI
+) -> None:
+    project = read_only_corpus / "code/wiki-agent"
     code, report = run_json("verify", "--range", "HEAD~1..HEAD", "--root", str(project))
     assert (code, report["findings"], report["summary"]["commits"]) == (0, [], 1)
 
@@ -423,8 +432,9 @@ SESSION_C = "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1"
     ],
 )  # fmt: skip
 def test_corpus_runs_report_exactly_the_listed_warnings(
-    corpus: Path, run_json: RunCLI, root: str, files: int, warnings: list[Any]
+    read_only_corpus: Path, run_json: RunCLI, root: str, files: int, warnings: list[Any]
 ) -> None:
-    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(corpus / root))
+    target = read_only_corpus / root
+    code, report = run_json("check", "--family", "sessions", "--all", "--root", str(target))
     assert (code, found(report), report["summary"]["files"]) == (0, warnings, files)
     assert all(f["severity"] == "warning" for f in report["findings"])
