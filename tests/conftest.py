@@ -8,8 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from continuity_checks.cli import main
+
+# No wall-time limits in tests: hypothesis's per-example deadline (200 ms) and its "too slow"
+# health check fail on a loaded machine, not on a wrong result.
+settings.register_profile("continuity", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("continuity")
 
 # the `root` and `cli` fixtures of the `continuity delta` tests
 pytest_plugins = ("tests.delta_cli",)
