@@ -30,27 +30,51 @@ def edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def test_a_working_state_integer_beyond_a_double_is_cc006_not_a_traceback(
-    copy: Path, run_json: Any
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        ("examples/working-state/.dsh/project/WORKING_STATE.json", '"task_id": null', "/task_id"),
+        ("examples/captures/decision-k3j2x9q0/cycle-delta.json", '"g-1"', "/operations/0/value"),
+        (
+            "examples/openprogram/.openprogram/sessions/local_0a1b2c3d4e/meta.json",
+            '"updated_at": 1795983616.5',
+            "/updated_at",
+        ),
+        (
+            "examples/deltalayer/.deltalayer/changes/2026-09-22T14-00-00p02-00--claude.json",
+            '"conversation_id":"example-2"',
+            "/conversation_id",
+        ),
+    ],
+    ids=["working-state", "captures", "sessions", "deltas"],
+)
+def test_an_integer_beyond_a_double_is_cc006_in_every_family(
+    copy: Path, run_json: Any, path: str, old: str, new: str
 ) -> None:
-    state = copy / "examples/working-state/.dsh/project/WORKING_STATE.json"
-    edit(state, '"task_id": null', f'"task_id": {HUGE}')
-    code, report = run_json("check", "--root", str(copy), str(state))
+    """Found as tracebacks (canonical JSON, a float comparison): JavaScript writers read such
+    an integer as Infinity and canonical JSON has no form for it, so the strict parse reports it
+    like 1e400."""
+    key = new.rsplit("/", 1)[1]
+    replacement = HUGE if old.startswith('"g-1"') else f'"{key}": {HUGE}'
+    if old.startswith('"conversation_id"'):
+        replacement = f'"{key}":{HUGE}'
+    edit(copy / path, old, replacement)
+    code, report = run_json("check", "--root", str(copy), str(copy / path))
     assert code == 1
-    assert ("CC006", "/task_id") in {(f["rule"], f["pointer"]) for f in report["findings"]}
+    assert ("CC006", path, new) in {
+        (f["rule"], f["path"], f["pointer"]) for f in report["findings"]
+    }
 
 
-def test_a_session_time_beyond_a_double_is_compared_not_a_traceback(
+def test_a_node_status_that_is_an_object_is_ss122_not_a_traceback(
     copy: Path, run_json: Any
 ) -> None:
-    sessions = copy / "examples/openprogram/.openprogram/sessions"
-    (meta,) = sessions.glob("*/meta.json")
-    value = json.loads(meta.read_text(encoding="utf-8"))
-    edit(meta, f'"updated_at": {value["updated_at"]}', f'"updated_at": {HUGE}')
+    node = copy / "examples/openprogram/.openprogram/sessions/local_0a1b2c3d4e/history"
+    node = node / "0002-l-1a2b3c4d_reply.json"
+    edit(node, '"status": "completed"', '"status": {"done": true}')
     code, report = run_json("check", "--root", str(copy), str(copy / "examples/openprogram"))
-    assert code == 1
-    rules = {(f["rule"], f["pointer"]) for f in report["findings"]}
-    assert ("SS129", f"/{value['id']}/updated_at") in rules
+    assert code in (0, 1)
+    assert ("SS122", "/metadata/status") in {(f["rule"], f["pointer"]) for f in report["findings"]}
 
 
 class Recorder:

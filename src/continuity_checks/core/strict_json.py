@@ -58,9 +58,22 @@ def _finite(text: str) -> float:
     return value
 
 
+def _integer(text: str) -> int:
+    """A JSON integer. One beyond the range of a double (309 digits and more) is read by every
+    JavaScript writer as infinity and has no canonical JSON form (RFC 8785): CC006 like 1e400."""
+    value = int(text)
+    if len(text) >= _DOUBLE_DIGITS and float(text) in (_INF, -_INF):
+        raise _NonStandard(text if len(text) <= 24 else f"{text[:20]}… ({len(text)} digits)")
+    return value
+
+
+_DOUBLE_DIGITS = 309  # the fewest digits of an integer beyond the largest double (1.8e308)
+_LONG_DIGITS = re.compile(r"[0-9]{309}")
 _INF = float("inf")
 _SPACE = " \t\n\r"  # JSON's whitespace
-_decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
+_decoder = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite, parse_int=_integer
+)
 # the strict decoder's C scanner: one value from an index, with the hooks above
 _scan: Callable[[str, int], tuple[object, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 # the C scanner behind json.loads: one value from an index, no hooks
@@ -219,7 +232,8 @@ def parse(
             pass  # the strict path below says what is wrong, and where
         else:
             compact = encoded == text or (end == len(text) - 1 and encoded + "\n" == text)
-            if compact and text.count("[") + text.count("{") <= max_depth:
+            huge = len(text) >= _DOUBLE_DIGITS and _LONG_DIGITS.search(text) is not None
+            if compact and not huge and text.count("[") + text.count("{") <= max_depth:
                 return Document(text, value, first_line, True)
     doc = Document(text, None, first_line)
     try:

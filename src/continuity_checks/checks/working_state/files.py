@@ -11,7 +11,6 @@ from typing import Any
 from continuity_checks.checks.working_state import rules as ws
 from continuity_checks.checks.working_state import state as dsh
 from continuity_checks.checks.working_state.settings import RUNTIME_KINDS, Settings
-from continuity_checks.core import core_rules as cc
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
@@ -127,16 +126,7 @@ def check_state(
     if isinstance(meta, dict):
         _meta_findings(value, meta, at)
     findings.extend(_boundary_warnings(doc, path, meta))
-    try:
-        text = dsh.pretty(value)  # what DSH would write: measured for WS111, compared for WS112
-    except ValueError:  # an integer beyond a double, which JavaScript (DSH) holds as Infinity
-        at(
-            cc.NON_STANDARD_NUMBER,
-            _beyond_double(value) or "",
-            "expected a number a double can hold (DSH reads it in JavaScript), found an "
-            "integer beyond the largest double",
-        )
-        return findings
+    text = dsh.pretty(value)  # what DSH would write: measured for WS111, compared for WS112
     size = dsh.js_length(text)
     if size >= settings.compress_warn_chars:
         at(
@@ -157,25 +147,6 @@ def check_state(
             )
         )
     return findings
-
-
-def _beyond_double(value: object, pointer: str = "") -> str | None:
-    """The pointer of the first integer a double cannot hold."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        try:
-            float(value)
-        except OverflowError:
-            return pointer
-        return None
-    items: Any = (
-        value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list)
-        else ()
-    )  # fmt: skip
-    for key, item in items:
-        found = _beyond_double(item, jp.append(pointer, str(key)))
-        if found is not None:
-            return found
-    return None
 
 
 def _schema_findings(value: dict[str, Any], at: Report) -> bool:
