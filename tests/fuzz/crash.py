@@ -375,7 +375,8 @@ def kill_at(
         return problem(f"the next operation failed: {again.stderr.decode()[-300:]}")
     check = _cli(copy, "check", "--all", "--root", "{root}")
     if check.returncode != 0:
-        return problem(f"check --all after the next operation: {check.stdout.decode()[-600:]}")
+        said = (check.stdout + check.stderr).decode("utf-8", "replace")[-600:]
+        return problem(f"check --all after the next operation: exit {check.returncode} {said}")
     if ".tmp" in _git(copy, "status", "--porcelain", "--untracked-files=all"):
         return problem("a temp file in the work tree after the next operation")
     return Result(scenario.name, call, when, None)
