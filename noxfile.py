@@ -60,7 +60,7 @@ def fuzz(session: nox.Session) -> None:
     real CLI): tracebacks, hangs and silent passes must all be zero (docs/reliability.md).
     Options go to ``python -m tests.fuzz`` (``-- --per-family 1000`` for a quick run)."""
     session.install("-e", ".[test]")
-    args = session.posargs or ["--per-family", "100000", "--json", "fuzz-summary.json"]
+    args = session.posargs or ["--per-family", "100000"]
     session.run("python", "-m", "tests.fuzz", *args, env={"PYTHONPATH": str(ROOT)})
 
 
