@@ -199,7 +199,6 @@ class Task:
         self.config = self._load_config()
         self.baseline = {t.path: errors(self._check(t.check)) for t in family.targets}
         self.tally = Tally()
-        signal.signal(signal.SIGALRM, _alarm)
 
     def _load_config(self) -> Config:
         return config_module.load(self.root, checks.known())
@@ -231,10 +230,15 @@ class Task:
     # ---------------------------------------------------------------- inputs
 
     def run(self, start: int, stop: int, progress: Any = None) -> Tally:
-        for index in range(start, stop):
-            if progress is not None:
-                progress.value = index
-            self.one(index)
+        before = signal.signal(signal.SIGALRM, _alarm)
+        try:
+            for index in range(start, stop):
+                if progress is not None:
+                    progress.value = index
+                self.one(index)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, before)
         return self.tally
 
     def one(self, index: int) -> None:
