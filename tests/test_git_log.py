@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from continuity_checks.core.git import FIELDS, LogRequest, log_arguments, parse_log
+from continuity_checks.core.git import FIELDS, LogRequest, RawChange, log_arguments, parse_log
 
 RECORDED = Path(__file__).parent / "data" / "git-log.bin"
 REQUEST = LogRequest(("Continuity-Delta", "Co-authored-by"), frozenset(FIELDS), gitlinks=True)
@@ -240,3 +240,25 @@ if __name__ == "__main__":
         RECORDED.parent.mkdir(exist_ok=True)
         RECORDED.write_bytes(record(build(Path(scratch) / "repo")))
         print(f"recorded {RECORDED} ({RECORDED.stat().st_size} bytes)")
+
+
+def _eager(chunks: list[bytes]) -> list[tuple[str, list[RawChange]]]:
+    """The eager parse, its pieces of one commit joined again."""
+    joined: list[tuple[str, list[RawChange]]] = []
+    for commit, changes in parse_log(chunks, REQUEST, eager=True):
+        if joined and joined[-1][0] == commit.sha:
+            joined[-1][1].extend(changes)
+        else:
+            joined.append((commit.sha, list(changes)))
+    return joined
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=len(DATA)), max_size=40))
+def test_an_eager_parse_gives_every_change_of_the_whole(cuts: list[int]) -> None:
+    """Eager (``Repository.added_by``, which stops git early): each change as soon as it has
+    arrived, in the same order and with the same commits; commits without changes left out."""
+    points = [0, *sorted(cuts), len(DATA)]
+    whole = [(c.sha, list(ch)) for c, ch in parse_log([DATA], REQUEST) if ch]
+    assert _eager([DATA[a:b] for a, b in itertools.pairwise(points)]) == whole
+    assert _eager([DATA[i : i + 1] for i in range(len(DATA))]) == whole

@@ -500,12 +500,14 @@ def test_verify_rebuilds_the_pins_at_a_merge(repo: GitRepo, run_json: RunCLI) ->
     assert side != main
 
 
-def test_verify_a_broken_listing_keeps_pinning_and_an_excluded_one_pins_nothing(
+def test_verify_a_broken_listing_and_an_excluded_one_pin_nothing(
     repo: GitRepo, run_json: RunCLI
 ) -> None:
-    """A manifest version that does not parse keeps what the last good version pinned (its
-    error is file mode's); a listing the configuration excludes is never read, so the file it
-    lists is free (the engine hands over none of its changes to keep the map true)."""
+    """A manifest version that does not parse pins nothing (its error is file mode's), as when
+    the pins are built from a tree at the start of a range or of a shard: what a commit is
+    judged by is its parent's tree, however the run reached it. A listing the configuration
+    excludes is never read, so the file it lists is free (the engine hands over none of its
+    changes to keep the map true). A good version pins again."""
     base = repo.commit(
         "files",
         {
@@ -517,7 +519,11 @@ def test_verify_a_broken_listing_keeps_pinning_and_an_excluded_one_pins_nothing(
         },
     )
     repo.commit("break the manifest", {M: b"{"})
-    edited = repo.commit("edit a and v", {"a.txt": C, "v.txt": C})
+    repo.commit("edit a and v", {"a.txt": C, "v.txt": C})
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert (code, report["findings"]) == (0, [])
+    repo.commit("mend the manifest", {M: manifest(art(C, "a.txt"))})
+    edited = repo.commit("edit a again", {"a.txt": A})
     code, report = verify_range(run_json, repo, base, "--family", "provenance")
     assert code == 1
     assert [(f["rule"], f["path"], f["commit"]) for f in report["findings"]] == [

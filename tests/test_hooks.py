@@ -87,6 +87,12 @@ def test_the_required_hooks_are_there() -> None:
     for path in ("src/app.py", "README.md", "NOT_AGENTS.md.bak", "deltalayer/x.json"):
         assert not pattern.search(path), path
 
+    # the per-family hooks are opt-in: try-repo and a config listing every hook would
+    # otherwise report each finding twice, once from continuity-check and once from them
+    for hook in HOOKS:
+        if "--family" in hook.command:
+            assert hook.stages == ("manual",), hook.id
+
     verify = by_id["continuity-verify"]
     assert verify.command[:2] == ["continuity", "verify"]
     assert set(verify.stages) == {"pre-push", "manual"}
@@ -270,40 +276,45 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
         next(h.name for h in HOOKS if h.id == i)
         for i in ("continuity-check", "check-conversation-deltas", "continuity-verify")
     )
+    deltas_id = "check-conversation-deltas"
 
-    # the hooks of families that judge every commit run whatever is staged (always_run); with
-    # no file of theirs in this repository they pass
-    always = {
-        h.name: "Passed"
-        for h in HOOKS
-        if h.always_run and not h.stages and h.id != "continuity-check"
-    }
-
+    # the per-family hooks are opt-in (stages: [manual]): only continuity-check runs at commit
     good = _try_repo(repo, "--files", DELTA, "AGENTS.md")
     assert good.returncode == 0, good.stdout + good.stderr
-    assert _results(good.stdout) == {check: "Passed", deltas: "Passed", **always}
+    assert _results(good.stdout) == {check: "Passed"}
 
     bad = _try_repo(repo, "--files", BAD)
     assert bad.returncode == 1, bad.stdout + bad.stderr
-    assert _results(bad.stdout) == {check: "Failed", deltas: "Failed", **always}
+    assert _results(bad.stdout) == {check: "Failed"}
     assert "DL103" in bad.stdout and BAD in bad.stdout
 
     push = ("--hook-stage", "pre-push", "--from-ref")
     good_push = _try_repo(repo, *push, shas[0], "--to-ref", shas[1])
     assert good_push.returncode == 0, good_push.stdout + good_push.stderr
-    assert _results(good_push.stdout) == {
-        check: "Passed",
-        deltas: "Passed",
-        verify: "Passed",
-        **always,
-    }
+    assert _results(good_push.stdout) == {check: "Passed", verify: "Passed"}
 
     bad_push = _try_repo(repo, *push, shas[1], "--to-ref", shas[2])
     assert bad_push.returncode == 1, bad_push.stdout + bad_push.stderr
-    assert _results(bad_push.stdout) == {
-        check: "Passed",
-        deltas: "Passed",
-        verify: "Failed",
-        **always,
-    }
+    assert _results(bad_push.stdout) == {check: "Passed", verify: "Failed"}
     assert "DL205" in bad_push.stdout
+
+    # a family hook chosen by hand still works
+    manual = _try_repo(repo, deltas_id, "--hook-stage", "manual", "--files", BAD)
+    assert manual.returncode == 1, manual.stdout + manual.stderr
+    assert _results(manual.stdout) == {deltas: "Failed"}
+    assert "DL103" in manual.stdout
+
+
+@pytest.mark.slow
+def test_try_repo_all_files_prints_each_finding_once(tmp_path: Path) -> None:
+    """``pre-commit try-repo REPO --all-files``, as the README suggests: every hook the manifest
+    offers for the commit stage runs, and each finding is printed once (the per-family hooks
+    would print it again: they are opt-in)."""
+    repo = _history(tmp_path).path
+    _git(repo, "add", BAD)
+    result = _try_repo(repo, "--all-files")
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = [line for line in result.stdout.splitlines() if " DL10" in line]
+    assert lines and len(lines) == len(set(lines)), result.stdout
+    assert sum(BAD in line and "DL103" in line for line in lines) == 1, result.stdout
+    assert len(re.findall(r"\d+ files? checked", result.stdout)) == 1, result.stdout

@@ -64,7 +64,12 @@ def test_from_a_subdirectory_the_top_and_its_configuration_apply(
 ) -> None:
     repo.write({".continuity.toml": '[rules]\nDL104 = "warning"\n'})
     monkeypatch.chdir(repo.path / "src")
-    for args in (("check", f"../{NAME}"), ("check", "--all", "--root", ".."), ("check", "..")):
+    for args in (
+        ("check", f"../{NAME}"),
+        ("check", "--all", "--root", ".."),
+        ("check", ".."),
+        ("check", "--all"),  # all of the repository, as from the top
+    ):
         code, found = report(capsys, *args)
         assert code == 0, args  # DL104 is a warning by the top's configuration
         paths = {(f["rule"], f["path"], f["severity"]) for f in found["findings"]}  # type: ignore[union-attr,index]

@@ -185,7 +185,14 @@ def test_the_project_runs_ruff_and_its_own_hooks_on_itself() -> None:
 def test_sdist_ships_what_the_tests_read() -> None:
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     include = pyproject["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
-    for needed in (".pre-commit-hooks.yaml", ".pre-commit-config.yaml", ".ci", "README.md"):
+    for needed in (
+        ".pre-commit-hooks.yaml",
+        ".pre-commit-config.yaml",
+        ".ci",
+        "README.md",
+        "action.yml",
+        "action",
+    ):
         assert needed in include, f"sdist does not include {needed}"
 
 
@@ -200,10 +207,18 @@ def test_ci_recipe() -> None:
     flat = yaml.safe_dump(workflows)
     assert "fetch-depth: 0" in flat
     assert "continuity check --all" in flat
-    assert (
-        "continuity verify --range ${{ github.event.pull_request.base.sha }}..${{ github.sha }}"
-        in (text)
+    plain = next(
+        step
+        for workflow in workflows
+        for job in workflow["jobs"].values()
+        for step in job["steps"]
+        if "pull request" in step.get("name", "")
     )
+    assert plain["run"] == 'continuity verify --range "$BASE..$HEAD" --format github'
+    assert plain["env"] == {
+        "BASE": "${{ github.event.pull_request.base.sha }}",
+        "HEAD": "${{ github.event.pull_request.head.sha }}",
+    }
 
 
 @pytest.mark.parametrize("path", ["README.md", "docs/ci.md"])

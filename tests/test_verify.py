@@ -505,11 +505,12 @@ def verify_spied(
     with monkeypatch.context() as patch:
         patch.setenv("PATH", f"{spy}{os.pathsep}{os.environ['PATH']}")
         _, report = run_json("verify", "--root", str(root), "--range", spec)
-    options = ("--no-replace-objects", "--git-dir=")
-    commands = [
-        next(word for word in line.split() if not word.startswith(options))
-        for line in log.read_text(encoding="utf-8").splitlines()
-    ]
+    commands = []
+    for line in log.read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        command = next(word for word in words if not word.startswith("--"))
+        # the look-up of where deltas created before the range came from (DL211)
+        commands.append("log --diff-filter=A" if "--diff-filter=A" in words else command)
     return commands, report
 
 
@@ -517,6 +518,8 @@ def verify_spied(
 def test_three_git_processes_per_run(
     repo: GitRepo, run_json: RunCLI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Three git processes whatever the number of commits; a fourth, one ``git log`` for all of
+    them, when the range changes deltas created before it (their creators own them: DL211)."""
     for n in range(3):
         repo.commit(f"A {n}", {A: delta(updated=f"2026-09-21T16:3{n}:00+08:00")}, trailers=[A])
     bad = repo.commit("drop B", delete=[B])
@@ -527,16 +530,21 @@ def test_three_git_processes_per_run(
     work.git("checkout", "-q", "-b", "feature")
     work.commit("C", {C: delta("2026-09-21T18:00:00+08:00", "2026-09-21T19:00:00+08:00", "claude")})
     dropped = [("DL206", B, bad, None)]
-    for root, spec, commits, findings in (
-        (repo.path, "base..HEAD", 4, dropped),
-        (repo.path, "HEAD", 5, dropped),
-        (repo.path, "0" * 40 + "..HEAD", 5, dropped),  # no remote-tracking branch: all history
-        (clone, "..HEAD", 1, []),  # the remote-tracking tips come from the same rev-parse
+    lookup = ["log --diff-filter=A"]
+    for root, spec, commits, findings, after in (
+        # A was created before base: one look-up of its creator, after the walk
+        (repo.path, "base..HEAD", 4, dropped, lookup),
+        (repo.path, "HEAD", 5, dropped, []),  # every creation is in the range
+        # no remote-tracking branch: all history
+        (repo.path, "0" * 40 + "..HEAD", 5, dropped, []),
+        # the remote-tracking tips come from the same rev-parse; C is older than the range
+        (clone, "..HEAD", 1, [], lookup),
     ):
         commands, report = verify_spied(run_json, root, spec, tmp_path / "spy", monkeypatch)
         # log and cat-file run side by side: either may write its line first
         assert commands[:1] == ["rev-parse"], spec
-        assert sorted(commands[1:]) == ["cat-file", "log"], spec
+        assert sorted(commands[1:3]) == ["cat-file", "log"], spec
+        assert commands[3:] == after, spec
         assert (report["summary"]["commits"], found(report)) == (commits, findings), spec
 
 
@@ -631,3 +639,59 @@ def test_a_bad_configuration_at_the_base_names_the_base(
     assert code == 2
     err = capsys.readouterr().err
     assert "the base" in err and ".continuity.toml" in err and "colour" in err
+
+
+def test_history_findings_come_oldest_first_with_how_to_rewrite_each(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """Findings in history order, whatever the order of the commit ids; each hint names the
+    rebase that rewrites its commit: from its parent, and through a merge."""
+    base = repo.git("rev-parse", "base")
+    shas = [
+        repo.commit(f"back {n}", {A: delta(updated=f"2026-09-21T15:{50 - 10 * n}:00+08:00")})
+        for n in range(4)
+    ]
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert [(f["rule"], f["commit"]) for f in report["findings"]] == [
+        ("DL205", sha) for sha in shas
+    ]
+    for finding, parent in zip(report["findings"], [base, *shas], strict=False):
+        assert f"`git rebase -i {parent[:12]}`" in finding["hint"], finding["hint"]
+    repo.git("checkout", "-q", "-b", "side", "base")
+    side = repo.commit("side drops B", delete=[B])
+    repo.git("checkout", "-q", "main")
+    merged = merge(repo, "side")
+    _, report = verify(run_json, repo, "--range", f"{shas[-1]}..HEAD")
+    hints = {f["commit"]: f["hint"] for f in report["findings"]}
+    assert f"`git rebase -i {base[:12]}`" in hints[side]
+    assert f"`git rebase -i --rebase-merges {shas[-1][:12]}`" in hints[merged]
+
+
+def test_a_root_commit_is_rewritten_from_the_root(tmp_path: Path, run_json: RunCLI) -> None:
+    fresh = GitRepo(tmp_path / "fresh")
+    root = fresh.commit("a delta with no trailer", {A: A0})
+    strict = config(tmp_path, '[deltas]\nownership = "trailer"\n')
+    code, report = run_json(
+        "verify", "--root", str(fresh.path), "--range", "HEAD", "--config", strict
+    )
+    assert (code, [(f["rule"], f["commit"]) for f in report["findings"]]) == (
+        1,
+        [("DL203", root)],
+    )
+    assert "`git rebase -i --root`" in report["findings"][0]["hint"]
+
+
+def test_verify_from_a_subdirectory_applies_the_top_configuration(
+    repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run in a subdirectory without --root, verify finds the repository and the configuration
+    at its top (a range without a base is judged by the work tree's)."""
+    dropped = repo.commit("drop B", delete=[B])
+    (repo.path / "sub").mkdir()
+    monkeypatch.chdir(repo.path / "sub")
+    code, report = run_json("verify", "--range", "HEAD")
+    assert (code, found(report)) == (1, [("DL206", B, dropped, None)])
+    (repo.path / ".continuity.toml").write_text('[rules]\nDL206 = "off"\n', encoding="utf-8")
+    code, report = run_json("verify", "--range", "HEAD")
+    assert (code, found(report)) == (0, [])

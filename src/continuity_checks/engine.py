@@ -6,7 +6,7 @@ import contextlib
 import dataclasses
 import gc
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,7 +30,8 @@ from continuity_checks.core.parallel import split_map, usable_cpus
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import Base, RawChange, Repository
+    from continuity_checks.core.git import Base, LogRequest, RawChange, Repository
+    from continuity_checks.core.shard import Shard
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
 
@@ -231,13 +232,17 @@ def check_staged(
         if asked:
             for who, (name, email, date) in repo.identities().items():
                 fields |= {f"{who}_name": name, f"{who}_email": email, f"{who}_date": date}
-        commit = Commit(STAGED, (head,) if head else (), "", {}, fields)
+        # a commit that concludes a merge has MERGE_HEAD's commits as its other parents
+        merging = repo.merge_heads() if head else ()
+        commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
         trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
+        others = tuple(CommitTree(repo, p, limit) for p in merging)
         for index, family in enumerate(families):
             if wanted[index]:
-                context = CommitContext(commit, changes[index], *trees, raw_changes)
+                context = CommitContext(commit, changes[index], *trees, raw_changes, others)
                 for finding in family.check_commit(context):
                     findings.append(rewrite_hint(finding, commit))
+        findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
     return findings
 
 
@@ -248,6 +253,7 @@ def verify(
     *,
     only: tuple[str, ...] | None = None,
     config_at_base: bool = False,
+    shard: Shard | None = None,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
     (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
@@ -260,6 +266,8 @@ def verify(
     With ``config_at_base``, the range is judged by the configuration at its base commit (see
     :func:`base_config`), not by ``config``; a commit of the range that changes the
     configuration is CC011.
+
+    With ``shard``, only that slice of the range's commits is checked (see :func:`_walk`).
     """
     from continuity_checks.core.git import Repository
 
@@ -269,7 +277,7 @@ def verify(
         if config_at_base:
             config = base_config(repo, base, config)
             repo.objects.max_bytes = config.max_file_bytes
-        return _walk(repo, base, head, config, revision_range, only)
+        return _walk(repo, base, head, config, revision_range, only, shard)
 
 
 def base_config(repo: Repository, base: Base, fallback: Config) -> Config:
@@ -328,7 +336,18 @@ def _walk(
     config: Config,
     revision_range: str,
     only: tuple[str, ...] | None,
+    shard: Shard | None = None,
 ) -> Report:
+    """Check the commits of the range, or of its ``shard``.
+
+    A shard is checked as the whole run would check its commits. Each commit is judged against
+    its own first parent's tree, read from the object store, whichever shard holds the parent;
+    so a family that compares a commit with its parent (a delta's previous version, a prune
+    boundary, the pins of the listings, built again from the parent's tree at a shard's first
+    commit) needs nothing from the other shards. A family whose judgement also depends on
+    commits before the parent (``Declaration.history_state``) first replays the range's
+    commits before the shard, its findings dropped, until it says it no longer needs them.
+    """
     from continuity_checks.core.git import GITLINK, LogRequest
     from continuity_checks.core.snapshot import CommitTree
 
@@ -365,51 +384,137 @@ def _walk(
             owners_of[path] = found
         return found
 
+    too_large: list[str] = []  # blobs a family asked for and got None: over the limit
+    reported: set[str] = set()
+
+    def read(sha: str) -> bytes | None:
+        data = repo.read_blob(sha)
+        if data is None:
+            too_large.append(sha)
+        return data
+
+    def judge(
+        commit: Commit, raw_changes: list[RawChange], wanted: Sequence[int], out: list[Finding]
+    ) -> None:
+        """The findings of the families ``wanted`` on one commit, added to ``out``."""
+        changes: list[list[Change]] = [[] for _ in families]
+        for c in raw_changes:
+            gitlink = GITLINK in (c.old_mode, c.new_mode)
+            for index, kind in owners(c.path):
+                if not gitlink or see_gitlinks[index]:
+                    changes[index].append(
+                        Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
+                    )
+        trees: tuple[CommitTree, CommitTree] | None = None
+        others: tuple[CommitTree, ...] = ()  # a merge's other parents
+        for index in wanted:
+            if not (changes[index] or every_commit[index]):
+                continue
+            if trees is None:
+                parent = commit.parents[0] if commit.parents else None
+                trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
+                others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
+            context = CommitContext(commit, changes[index], *trees, raw_changes, others)
+            for finding in families[index].check_commit(context):
+                out.append(rewrite_hint(finding, commit))
+
+    everyone = range(len(families))
     with _few_collections():
-        too_large: list[str] = []  # blobs a family asked for and got None: over the limit
-        reported: set[str] = set()
-
-        def read(sha: str) -> bytes | None:
-            data = repo.read_blob(sha)
-            if data is None:
-                too_large.append(sha)
-            return data
-
+        only_commits: list[str] | None = None
+        earlier: list[str] = []  # a shard's commits before it, for what families look up
+        if shard is not None:
+            ids = repo.commits(base, head)
+            start, end = shard.bounds(len(ids))
+            only_commits = ids[start:end]
+            report.notes.append(
+                f"shard {shard} of {revision_range}: commits {start + 1} to {end} of {len(ids)}"
+                if end > start
+                else f"shard {shard} of {revision_range}: no commits ({len(ids)} in the range)"
+            )
+            earlier = ids[:start]
+            _replay(repo, earlier, chosen, families, request, judge)
+            too_large.clear()  # what the replay could not read is the earlier shards' to report
         # the walk fetches ahead the blobs of the paths some family claims
-        for commit, raw_changes in repo.walk(base, head, prefetch=owners, request=request):
+        walked = repo.walk(base, head, prefetch=owners, request=request, only=only_commits)
+        for commit, raw_changes in walked:
             report.commits += 1
             report.commit_order[commit.sha] = report.commits
-            changes: list[list[Change]] = [[] for _ in families]
             for c in raw_changes:
                 if c.path in config_files.FILES:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
-            for c in raw_changes:
-                gitlink = GITLINK in (c.old_mode, c.new_mode)
-                for index, kind in owners(c.path):
-                    if not gitlink or see_gitlinks[index]:
-                        changes[index].append(
-                            Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
-                        )
-            trees: tuple[CommitTree, CommitTree] | None = None
-            for index, family in enumerate(families):
-                if not (changes[index] or every_commit[index]):
-                    continue
-                if trees is None:
-                    parent = commit.parents[0] if commit.parents else None
-                    trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
-                context = CommitContext(commit, changes[index], *trees, raw_changes)
-                for finding in family.check_commit(context):
-                    findings.append(rewrite_hint(finding, commit))
+            judge(commit, raw_changes, everyone, findings)
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
                 )
                 too_large.clear()
-    if report.commits == 0:
+    # what came before the range (or the shard): the base (every remote-tracking tip of a new
+    # branch), or nothing (the range is all of history, so the head); and a shard's earlier
+    # commits, where the whole run would have seen a delta created
+    before = [base] if isinstance(base, str) else list(base or (head,))
+    findings.extend(_finish(repo, chosen, families, [*before, *earlier]))
+    if report.commits == 0 and shard is None:
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
     report.findings = apply_severity(config, findings)
     return report
+
+
+def _finish(
+    repo: Repository,
+    chosen: Sequence[Declaration],
+    families: Sequence[Family],
+    before: Sequence[str],
+) -> list[Finding]:
+    """The findings families make after the last commit (``finish_commits``), with where
+    files came from before the run: one ``git log`` per family that asks."""
+    from continuity_checks.core.git import LogRequest
+
+    findings: list[Finding] = []
+    for declaration, family in zip(chosen, families, strict=True):
+        finish = getattr(family, "finish_commits", None)
+        if finish is None:
+            continue
+        request = LogRequest(fields=declaration.fields)
+
+        def origins(paths: Iterable[str], request: LogRequest = request) -> dict[str, Commit]:
+            return repo.added_by(before, paths, request)
+
+        for commit, finding in finish(origins):
+            findings.append(rewrite_hint(finding, commit))
+    return findings
+
+
+def _replay(
+    repo: Repository,
+    earlier: Sequence[str],
+    chosen: Sequence[Declaration],
+    families: Sequence[Family],
+    request: LogRequest,
+    judge: Callable[[Commit, list[RawChange], Sequence[int], list[Finding]], None],
+) -> None:
+    """Before a shard: the range's ``earlier`` commits, for the families whose judgement
+    depends on more than the parent's tree, their findings dropped (the earlier shards report
+    them). Each such family may end its replay early: once ``history_needed()`` is false (a
+    sessions family that found a project repository, not a session repository), the commits
+    left cannot change how it judges the shard."""
+    stateful = [i for i, d in enumerate(chosen) if d.history_state]
+    if not earlier or not stateful:
+        return
+
+    def needed(index: int) -> bool:
+        ask = getattr(families[index], "history_needed", None)
+        return True if ask is None else bool(ask())
+
+    walked = repo.walk(None, "", request=request, only=earlier)
+    try:
+        for commit, raw_changes in walked:
+            judge(commit, raw_changes, stateful, [])  # the earlier shards report these
+            stateful = [i for i in stateful if needed(i)]
+            if not stateful:
+                break
+    finally:
+        walked.close()  # ends git log when the replay stops early
 
 
 def rewrite_hint(finding: Finding, commit: Commit) -> Finding:

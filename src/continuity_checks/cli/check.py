@@ -24,7 +24,13 @@ STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--all", "all_files", is_flag=True, help="Check every continuity file under --root.")
+@click.option(
+    "--all",
+    "all_files",
+    is_flag=True,
+    help="Check every continuity file of the repository, from any directory in it (under "
+    "--root when --root is given).",
+)
 @click.option(
     "--stdin-filename",
     metavar="PATH",
@@ -91,7 +97,11 @@ def check(
         relative.append(rel)
     if stdin is None and stdin_filename is not None:
         raise fail("--stdin-filename is given but no - among the paths")
-    under = (engine.relative(top, str(root)) or "",) if all_files else ()
+    # --all from any directory of the repository means all of it, as from the top; --root
+    # given on the command line narrows it to that directory
+    narrowed = click.get_current_context().get_parameter_source("root")
+    where = str(root) if narrowed is not click.core.ParameterSource.DEFAULT else str(top)
+    under = (engine.relative(top, where) or "",) if all_files else ()
     try:
         report = engine.check(
             top,
@@ -109,7 +119,7 @@ def check(
         raise fail(f"--staged: {exc.message}", exc.hint) from None
     if all_files and report.files == 0:
         click.echo(
-            f"continuity: no continuity file found under {root}"
+            f"continuity: no continuity file found under {where}"
             + ("" if config.families is None and not families else " for the chosen families"),
             err=True,
         )

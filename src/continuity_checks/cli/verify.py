@@ -46,12 +46,20 @@ def range_from_environment() -> str | None:
     "all-zeros BASE means the commits not on any remote-tracking branch. "
     "Default: the range of a pre-commit pre-push run.",
 )
+@click.option(
+    "--shard",
+    "shard_spec",
+    metavar="K/N",
+    help="Check only the K-th of N slices of the range's commits (a CI matrix of N jobs): "
+    "together the N jobs report what one run reports.",
+)
 @root_option
 @config_option
 @family_option
 @format_option
 def verify(
     revision_range: str | None,
+    shard_spec: str | None,
     root: Path,
     config_path: Path | None,
     families: tuple[str, ...],
@@ -63,7 +71,16 @@ def verify(
     """
     from continuity_checks import engine
     from continuity_checks.core.git import GitError
+    from continuity_checks.core.shard import Shard, ShardError
 
+    shard = None
+    if shard_spec is not None:
+        try:
+            shard = Shard.parse(shard_spec)
+        except ShardError as exc:
+            raise fail(
+                f"--shard: {exc}", "give --shard K/N with 1 <= K <= N, e.g. --shard 2/4"
+            ) from None
     revision_range = revision_range or range_from_environment()
     if revision_range is None:
         raise fail("no range to verify", "give --range BASE..HEAD, e.g. --range origin/main..HEAD")
@@ -71,7 +88,12 @@ def verify(
     try:
         # judged by the base's configuration, unless one is given on the command line
         report = engine.verify(
-            root, config, revision_range, only=only(families), config_at_base=config_path is None
+            root,
+            config,
+            revision_range,
+            only=only(families),
+            config_at_base=config_path is None,
+            shard=shard,
         )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None

@@ -41,7 +41,10 @@ class Declaration:
     imported only when needed. ``files`` is the pre-commit ``files`` pattern of the family's own
     hook (``hook_id``). History mode gives the family the commit ``fields`` and ``trailers`` it
     names, every commit of the range when ``every_commit`` (also commits that touch none of its
-    paths: empty commits, merges), and submodule entries when ``gitlinks``.
+    paths: empty commits, merges), and submodule entries when ``gitlinks``. ``history_state``:
+    how it judges a commit depends on earlier commits than its parent (what it remembers
+    across the run); ``verify --shard`` then replays the commits before the shard to it first,
+    until its optional ``history_needed()`` says the rest cannot matter.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Declaration:
     trailers: tuple[str, ...] = ()
     every_commit: bool = False
     gitlinks: bool = False
+    history_state: bool = False
 
     def __post_init__(self) -> None:
         unknown = self.fields - COMMIT_FIELDS
@@ -120,6 +124,17 @@ class CommitContext:
     #: modes): for a family whose files pin others (a SHA256SUMS lists artifacts it does not
     #: claim) and must see when one of those changes
     paths: Sequence[RawChange] = ()
+    #: the trees of a merge's other parents (empty for any other commit): whether a change the
+    #: merge shows against its first parent was brought in from a side (some other parent has
+    #: the same version) or made by the merge itself
+    others: Sequence[Snapshot] = ()
+
+
+#: Where files came from, for a family that asked (``finish_commits``): for each path given, the
+#: newest commit before the run (reachable from the range's base; from ``HEAD`` for the commit
+#: being made) that added it, with the commit fields the family declared. One git process for
+#: all the paths of one call; a path no commit added is left out. Call it once.
+Origins = Callable[[Iterable[str]], Mapping[str, Commit]]
 
 
 class Family(Protocol):
@@ -138,6 +153,15 @@ class Family(Protocol):
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
+
+
+class FinishesCommits(Protocol):
+    """A family that, after the last commit of a run (history mode, or the commit being made),
+    still has findings to make that need where some files came from before the run: one
+    :data:`Origins` look-up for all of them. Optional: the engine calls ``finish_commits`` when
+    a family has it. Each finding comes with the commit it is about (for its hint)."""
+
+    def finish_commits(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]: ...
 
 
 def options(config: Config, declaration: Declaration) -> Mapping[str, Any]:

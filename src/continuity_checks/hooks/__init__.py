@@ -77,14 +77,26 @@ class Hook:
         return out
 
 
+#: The stage of the per-family hooks in the manifest: opt-in. Each checks a part of what
+#: ``continuity-check`` checks, so a run of every hook the repository offers (``pre-commit
+#: try-repo``, a config that lists them all) would print each finding twice or more. A user who
+#: picks a family hook instead of ``continuity-check`` sets ``stages: [pre-commit]`` on it.
+FAMILY_STAGES = ("manual",)
+
+
 def family_hook(declaration: Declaration) -> Hook:
-    """The hook that checks one family's files, from its declaration."""
+    """The hook that checks one family's files, from its declaration (opt-in: see
+    :data:`FAMILY_STAGES`)."""
     return Hook(
         id=declaration.hook_id,
         name=f"continuity check ({declaration.name})",
-        description=f"Check {declaration.summary} (the {declaration.name} family only).",
+        description=(
+            f"Check {declaration.summary} (the {declaration.name} family only; instead of "
+            "continuity-check, with stages: [pre-commit] in your config)."
+        ),
         entry=f"continuity check --staged --family {declaration.name}",
         files=declaration.files,
+        stages=FAMILY_STAGES,
         pass_filenames=True,
         # a family that judges every commit (provenance: an original changed without its
         # listing) must run when no staged file matches `files` too; `files` then only filters

@@ -12,6 +12,15 @@ DECLARATION = Declaration(
     # and the AGENTS.md files that hold the continuity section
     files=r"(^|/)(\.deltalayer/|AGENTS\.md$)",
     hook_id="check-conversation-deltas",
-    options=("legacy", "ownership", "allow-delete", "legacy-files"),
+    options=(
+        "legacy",
+        "ownership",
+        "allow-delete",
+        "legacy-files",
+        "owner-identity",
+        "owner-allowed",
+    ),
     trailers=("Continuity-Delta",),
+    # who created a delta owns it (DL211): the identity of each commit that changes one
+    fields=frozenset({"author_email", "committer_email"}),
 )

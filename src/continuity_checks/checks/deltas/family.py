@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 from continuity_checks.checks.deltas import DECLARATION, files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
+from continuity_checks.core.family import (
+    Claimed,
+    Commit,
+    CommitContext,
+    FileInput,
+    Origins,
+    option,
+    options,
+)
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
@@ -37,6 +45,28 @@ class DeltasFamily:
                 "deltas.legacy-files", f"expected a list of glob strings, found {legacy_files!r}"
             )
         self.legacy_files = Globs(legacy_files)
+        identity: str = option(
+            config,
+            "deltas",
+            "owner-identity",
+            "author-email",
+            ("author-email", "committer-email", "off"),
+        )
+        #: the commit field whose value owns a delta (DL211), None when ownership by identity
+        #: is off (also with ownership = "off")
+        self.owner_field: str | None = (
+            None if identity == "off" or self.ownership == "off" else identity.replace("-", "_")
+        )
+        allowed = config.family_options("deltas").get("owner-allowed", [])
+        if not isinstance(allowed, list) or not all(
+            isinstance(a, str) and a.strip() for a in allowed
+        ):
+            raise config.error(
+                "deltas.owner-allowed",
+                f"expected a list of identities (email addresses), found {allowed!r}",
+            )
+        #: identities that may change any delta, compared as owners are (see owners.normal)
+        self.owner_allowed = frozenset(a.strip().casefold() for a in allowed)
         self.max_depth = config.max_depth
         self._history: HistoryChecks | None = None  # history mode only, made on first use
 
@@ -68,3 +98,8 @@ class DeltasFamily:
 
             self._history = HistoryChecks(self)
         return self._history.check_commit(context)
+
+    def finish_commits(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]:
+        if self._history is None:
+            return ()
+        return self._history.finish(origins)

@@ -13,21 +13,23 @@
 - Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
   one commit, with identical bytes.
 - Legacy history (DL209): read-only once it has content, or append-only by configuration.
+- Ownership by identity (DL211): see :mod:`.owners`.
 """
 
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
+from continuity_checks.checks.deltas.owners import Owners
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
-from continuity_checks.core.family import STAGED, Change, Commit, CommitContext
+from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
 
 if TYPE_CHECKING:
@@ -63,6 +65,12 @@ class HistoryChecks:
         self.versions = Versions(family.max_depth)
         #: trailer values -> the paths they name (most commits repeat their predecessor's)
         self._names: dict[tuple[str, ...], frozenset[str]] = {}
+        #: ownership by identity (DL211), None when it is off
+        self.owners = (
+            Owners(family.owner_field, family.owner_allowed, family.allow_delete)
+            if family.owner_field is not None
+            else None
+        )
 
     def named(self, values: tuple[str, ...]) -> frozenset[str]:
         found = self._names.get(values)
@@ -74,16 +82,26 @@ class HistoryChecks:
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
         named = self.named(context.commit.trailers.get(TRAILER, ()))
-        return check_commit(self.family, self.versions, named, context)
+        return check_commit(self.family, self.versions, named, context, self.owners)
+
+    def finish(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]:
+        """DL211 for the changes of deltas created before the run (see :mod:`.owners`)."""
+        return self.owners.finish(origins) if self.owners is not None else ()
 
 
 def check_commit(
-    family: DeltasFamily, versions: Versions, named: frozenset[str], context: CommitContext
+    family: DeltasFamily,
+    versions: Versions,
+    named: frozenset[str],
+    context: CommitContext,
+    owners: Owners | None = None,
 ) -> list[Finding]:
     sha = context.commit.sha
     deltas = [c for c in context.changes if c.kind == "delta"]
     freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
     findings = _ownership(family.ownership, context.commit, deltas, freezes, named)
+    if owners is not None and deltas:
+        findings.extend(owners.see(context, deltas, freezes))
     for change in deltas:
         findings.extend(_delta(family, versions, change, freezes, sha))
     if len(deltas) < len(context.changes):

@@ -259,3 +259,23 @@ SEVERAL_CONVERSATIONS = rule(
     hide behind a trailer. Each conversation's changes go in commits of their own.""",
     hint="commit each conversation's delta on its own, each commit naming that one delta",
 )
+OTHER_IDENTITY = rule(
+    "DL211",
+    FAMILY,
+    "a delta changed by another identity than the one that created it",
+    """The identity that created a delta owns it: by default the author email of the commit that
+    added it (deltas.owner-identity = "committer-email" takes the committer's instead), as git
+    recorded it, compared without regard to case; .mailmap is not read, since the commits under
+    judgement could change it. A later commit by another identity that modifies or freezes the
+    delta (or deletes it, where allow-delete = true) is this finding, whatever its trailers say:
+    a trailer is the commit's own claim, the creator is a fact of history. Identities listed in
+    deltas.owner-allowed (a CI bot, a maintainer who freezes deltas) may change any delta. A
+    merge answers only for what it changed itself: a version it brings in from another parent is
+    judged at the commit that made it. A delta created before the range is looked up in the
+    history before the range, once for all such deltas.""",
+    hint=(
+        "leave the delta to the conversation (identity) that created it and start a delta of "
+        "your own (continuity delta start), or list your identity in "
+        "[tool.continuity.deltas] owner-allowed if it may change any delta"
+    ),
+)

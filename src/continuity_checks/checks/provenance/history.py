@@ -194,8 +194,10 @@ def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Findi
     deleted: dict[str, list[Listed]] = {}
     for change in context.changes:
         old, new = _versions(family, change)
-        if new is not None:
-            pins.update(change.path, new)
+        # a version that cannot be read or parsed pins nothing, as when the pins are built from
+        # a tree (a range's or a shard's first commit): what a commit pins is its parent's
+        # tree's, however the run reached it
+        pins.update(change.path, new if new is not None else [])
         if old is None or new is None:
             continue  # a version that does not parse: nothing both sides state
         for entry in old:

@@ -21,4 +21,7 @@ DECLARATION = Declaration(
     options=("path-map",),
     fields=frozenset({"author_name", "author_email", "committer_name", "committer_email"}),
     every_commit=True,
+    # names seen and turns pending since the last turn commit: a sharded verify replays the
+    # commits before the shard (see SessionsFamily.history_needed)
+    history_state=True,
 )

@@ -84,3 +84,9 @@ class SessionsFamily:
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         return self.history.check_commit(context)
+
+    def history_needed(self) -> bool:
+        """Whether commits before a shard can still change how its commits are judged: only in
+        a session repository (names and pending turns); a project repository's commits are
+        judged on their own, once the first commit has told which kind it is."""
+        return self._history is None or self._history.session_repo is not False

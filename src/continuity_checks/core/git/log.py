@@ -109,10 +109,12 @@ class LogRequest:
         return "tformat:" + "%x00".join(["%H", "%P", *trailers, *fields, "%s"])
 
 
-def log_arguments(request: LogRequest) -> list[str]:
+def log_arguments(request: LogRequest, listed: bool = False) -> list[str]:
     """The ``git log`` command after git's global options; the revisions go to its stdin.
 
-    Oldest first, parents before children; ``-z`` so that any byte of a path survives;
+    Oldest first, parents before children; with ``listed``, the stdin lists the very commits
+    to show, in the order to show them (a shard of a range), and git walks nothing; ``-z`` so
+    that any byte of a path survives;
     ``--no-renames`` so that a rename is a deletion and an addition (a freeze is one); merges
     diffed against their first parent only, so that a merge answers for everything it brings
     into the mainline; the rest keeps user configuration out of the output.
@@ -125,8 +127,34 @@ def log_arguments(request: LogRequest) -> list[str]:
         "--no-renames",
         "--diff-merges=first-parent",
         "--root",
-        "--reverse",
-        "--topo-order",
+        *(["--no-walk=unsorted"] if listed else ["--reverse", "--topo-order"]),
+        "--no-color",
+        "--no-show-signature",
+        "--no-mailmap",
+        "--encoding=UTF-8",
+        f"--format={request.format()}",
+        "--stdin",
+    ]
+
+
+def creation_arguments(request: LogRequest) -> list[str]:
+    """The ``git log`` that finds, for paths named on its stdin (after the revisions and a
+    ``--`` line), the commits that added them: newest first (git's default order, so that the
+    reader can stop at the last path found without git walking all of history first), each
+    commit's additions of those paths as raw entries. History simplification follows a merge's
+    parent that already had the file, so an addition made on a side branch is found at the
+    commit that made it, not at the merge that brought it in (``--diff-merges=first-parent``
+    would show the merge's addition against its first parent, and keep the merge). A merge
+    shows no changes, so a file that a merge added itself (neither parent had it) is not
+    found."""
+    return [
+        "--literal-pathspecs",  # a path is a path, never a glob or a pathspec magic
+        "log",
+        "-z",
+        "--raw",
+        "--no-abbrev",
+        "--no-renames",
+        "--diff-filter=A",
         "--no-color",
         "--no-show-signature",
         "--no-mailmap",
@@ -141,11 +169,15 @@ def _text(raw: bytes) -> str:
 
 
 def parse_log(
-    chunks: Iterable[bytes], request: LogRequest | None = None
+    chunks: Iterable[bytes], request: LogRequest | None = None, *, eager: bool = False
 ) -> Iterator[tuple[Commit, list[RawChange]]]:
     """Commits and their raw changes from the output of ``git log`` with
     :func:`log_arguments` (``request``, the same as for the arguments), given in chunks of any
     size.
+
+    With ``eager``, the changes of a commit are yielded as soon as they have arrived (the same
+    commit may come again with more of them), so that a reader who has what it needs can stop
+    git before the next commit's header arrives; commits without changes are not yielded.
 
     The output is a sequence of NUL-terminated tokens. A commit starts with a fixed number of
     header tokens (its id first); each raw entry is a token starting with ``:`` followed by one
@@ -190,13 +222,16 @@ def parse_log(
             elif i + header > len(tokens):
                 break  # the header has not arrived in full yet
             else:
-                if commit is not None:
+                if commit is not None and (changes or not eager):
                     yield commit, changes
                 commit = make_commit(token, tokens, i + 1)
                 changes = []
                 i += header
         del tokens[:i]
-    if commit is not None:
+        if eager and commit is not None and changes:
+            yield commit, changes
+            changes = []
+    if commit is not None and (changes or not eager):
         yield commit, changes
 
 

@@ -8,6 +8,10 @@ A ``verify`` run starts three git processes, whatever the number of commits:
 - one ``git log`` of the whole range (:mod:`.log`);
 - one persistent ``git cat-file --batch`` for contents (:mod:`.objects`).
 
+A shard (``verify --shard K/N``) adds one ``git rev-list`` that numbers the range's commits, and
+its ``git log`` shows only the shard's commits; a family that remembers earlier commits gets
+those before the shard in one more ``git log``, ended as soon as it needs no more.
+
 Every process runs with replace refs and grafts turned off, so that no ref or file in the
 repository can show verify other commits than the ones the range holds, and with
 ``--git-dir`` given, so that a ``GIT_DIR`` a git hook exported cannot redirect it.
@@ -20,7 +24,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from types import TracebackType
@@ -41,6 +45,7 @@ from continuity_checks.core.git.log import (
     Commit,
     LogRequest,
     RawChange,
+    creation_arguments,
     log_arguments,
     parse_log,
     raw_change,
@@ -266,16 +271,30 @@ class Repository:
 
     # --- the walk -------------------------------------------------------------------------------
 
+    def commits(self, base: Base, head: str) -> list[str]:
+        """The ids of the range's commits in the order :meth:`walk` gives them (one
+        ``git rev-list``, no diffs): what a shard of the range is cut from."""
+        out = self._output(
+            ["rev-list", "--reverse", "--topo-order", "--stdin"], stdin=_revs(base, head)
+        )
+        ids = out.decode("ascii", "replace").split()
+        if not all(HEX.fullmatch(sha) for sha in ids):
+            raise GitError("unexpected output from git rev-list", GIT_HINT)
+        return ids
+
     def walk(
         self,
         base: Base,
         head: str,
         prefetch: Callable[[str], object] | None = None,
         request: LogRequest | None = None,
-    ) -> Iterator[tuple[Commit, list[RawChange]]]:
+        *,
+        only: Sequence[str] | None = None,
+    ) -> Generator[tuple[Commit, list[RawChange]], None, None]:
         """Every commit of the range, oldest first (parents before children), with its changes
         against its first parent; commits without changes too. ``request``: the trailers and
-        fields each commit carries, and whether gitlinks are reported.
+        fields each commit carries, and whether gitlinks are reported. With ``only``, exactly
+        those commits (ids of the range, in its order, from :meth:`commits`) instead.
 
         With ``prefetch``, commits are read ahead in small batches, and the blob ids of both
         versions of each modified path it accepts (returns a true value for) are sent to
@@ -284,17 +303,15 @@ class Repository:
         and deleted files are read on demand.
         """
         request = request or LogRequest()
-        revs = [head]
-        if isinstance(base, str):
-            revs.append("^" + base)
-        elif base:
-            revs.extend("^" + b for b in base)
-        for rev in revs:
-            if not HEX.fullmatch(rev.lstrip("^")):
-                raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+        if only is not None:
+            if not only:
+                return
+            revs = b"".join(sha.encode("ascii") + b"\n" for sha in only)
+        else:
+            revs = _revs(base, head)
         with tempfile.TemporaryFile() as stderr:  # a file: git can never block on it
             process = self._popen(
-                log_arguments(request),
+                log_arguments(request, listed=only is not None),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
@@ -303,7 +320,7 @@ class Repository:
                 _widen(process.stdout)
                 assert process.stdin is not None and process.stdout is not None
                 try:
-                    process.stdin.write("".join(r + "\n" for r in revs).encode("ascii"))
+                    process.stdin.write(revs)
                     process.stdin.close()
                 except OSError:
                     pass  # git ended at once: its status and stderr tell why
@@ -334,6 +351,53 @@ class Repository:
         if pending is not None:
             yield from pending
 
+    # --- where files came from ----------------------------------------------------------------
+
+    def added_by(
+        self, revisions: Sequence[str], paths: Iterable[str], request: LogRequest | None = None
+    ) -> dict[str, Commit]:
+        """For each of ``paths``, the newest commit reachable from ``revisions`` that added it
+        (with the trailers and fields of ``request``): one ``git log`` for all of them. A path
+        that no such commit added is left out; so is a path that cannot be named on git's
+        stdin (a line break in it, or bytes that are not UTF-8, which the log shows as
+        ``\\xNN``): the caller decides what an unknown origin means."""
+        request = request or LogRequest()
+        wanted = sorted({p for p in paths if p and "\n" not in p and "\\" not in p})
+        found: dict[str, Commit] = {}
+        revs = [r for r in revisions if HEX.fullmatch(r)]
+        if not wanted or not revs:
+            return found
+        lines = [*revs, "--", *wanted]
+        with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
+            # the request through a file: git reads all of it before it writes, and a pipe
+            # written while git's output is unread could block both sides
+            stdin.write("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
+            stdin.seek(0)
+            process = self._popen(
+                creation_arguments(request), stdin=stdin, stdout=subprocess.PIPE, stderr=stderr
+            )
+            try:
+                assert process.stdout is not None
+                remaining = set(wanted)
+                # eager: git flushes each commit it finds; stop it once every path is found
+                for commit, changes in parse_log(_chunks(process.stdout), request, eager=True):
+                    for change in changes:
+                        if change.status == "A" and change.path in remaining:
+                            found[change.path] = commit
+                            remaining.discard(change.path)
+                    if not remaining:
+                        # the rest of history is not needed, and git would walk all of it
+                        # before it next writes (and meets the closed pipe): end it now
+                        process.kill()
+                        return found
+                if process.wait() != 0:
+                    stderr.seek(0)
+                    message = _first_line(stderr.read().decode("utf-8", "replace"))
+                    raise GitError(f"git log failed: {message}", GIT_HINT)
+            finally:
+                _stop(process)
+        return found
+
     # --- what is staged (the commit hook) -------------------------------------------------------
 
     def head(self) -> str | None:
@@ -341,6 +405,15 @@ class Repository:
         out = self._output(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
         sha = out.decode("ascii", "replace").strip()
         return sha if HEX.fullmatch(sha) else None
+
+    def merge_heads(self) -> tuple[str, ...]:
+        """The other parents of the commit being made when it concludes a merge (git keeps
+        them in ``MERGE_HEAD``, one a line); empty otherwise. Read from the file: no process."""
+        try:
+            text = (self.git_dir / "MERGE_HEAD").read_text("ascii", "replace")
+        except OSError:
+            return ()
+        return tuple(line for line in text.split() if HEX.fullmatch(line))
 
     def staged(self, gitlinks: bool = False) -> list[RawChange]:
         """What the index changes against ``HEAD`` (against nothing before the first commit): the
@@ -388,11 +461,16 @@ class Repository:
                 )
         return found
 
-    def _output(self, args: list[str], *, check: bool = True) -> bytes:
-        """The output of one short git command; with ``check``, its first line of complaint as
-        a GitError when it fails."""
-        process = self._popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        out, err = process.communicate()
+    def _output(self, args: list[str], *, check: bool = True, stdin: bytes | None = None) -> bytes:
+        """The output of one short git command (given ``stdin``); with ``check``, its first
+        line of complaint as a GitError when it fails."""
+        process = self._popen(
+            args,
+            stdin=subprocess.PIPE if stdin is not None else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        out, err = process.communicate(stdin)
         if check and process.returncode != 0:
             message = _first_line(err.decode("utf-8", "replace"))
             raise GitError(message or f"git {args[0]} failed", GIT_HINT)
@@ -413,6 +491,20 @@ class Repository:
 
     def tree_entries(self, data: bytes) -> list[TreeEntry]:
         return self.objects.tree_entries(data)
+
+
+def _revs(base: Base, head: str) -> bytes:
+    """The range as ``git log --stdin`` and ``git rev-list --stdin`` read it: the head, and
+    each base excluded."""
+    revs = [head]
+    if isinstance(base, str):
+        revs.append("^" + base)
+    elif base:
+        revs.extend("^" + b for b in base)
+    for rev in revs:
+        if not HEX.fullmatch(rev.lstrip("^")):
+            raise GitError(f"not a commit id: {rev!r}", RANGE_HINT)
+    return "".join(r + "\n" for r in revs).encode("ascii")
 
 
 def _range_of(parsed: tuple[str | None, str], ids: list[str]) -> tuple[Base, str]:
