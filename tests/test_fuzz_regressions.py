@@ -10,8 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from continuity_checks.checks.provenance import manifest
+from continuity_checks.core import strict_json
 from tests.conftest import EXAMPLES
 
 HUGE = "1" * 400  # an integer no double can hold: JavaScript reads it as Infinity
@@ -119,3 +122,16 @@ def test_a_named_directory_the_configuration_excludes_is_named_in_a_note(
     out = capsys.readouterr().out
     assert code == 0
     assert "not checked, excluded by the configuration: examples/captures/turn-0007" in out
+
+
+@given(st.text(alphabet=st.sampled_from('0123456789a"'), min_size=0, max_size=1500))
+def test_the_long_digit_look_agrees_with_a_regular_expression(text: str) -> None:
+    """The parse looks at every 300th character only; a run of 309 digits cannot slip by."""
+    assert strict_json._long_digit_run(text) == (re.search("[0-9]{309}", text) is not None)
+
+
+@pytest.mark.parametrize("run", [308, 309, 600, 901])
+@pytest.mark.parametrize("offset", [0, 1, 299, 300, 301, 599])
+def test_a_run_of_digits_at_any_offset(run: int, offset: int) -> None:
+    text = "a" * offset + "7" * run + "a"
+    assert strict_json._long_digit_run(text) == (run >= 309)
