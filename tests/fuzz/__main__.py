@@ -122,8 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__)
     parser.add_argument("--per-family", type=int, default=100_000)
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES))
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--chunk", type=int, default=10_000)
+    parser.add_argument(
+        "--workers", type=int, default=4, help="processes (2 CPUs: 4 keep both busy)"
+    )
+    parser.add_argument("--chunk", type=int, default=5_000)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per input")
     parser.add_argument("--hard-timeout", type=float, default=120.0)

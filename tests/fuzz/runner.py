@@ -68,9 +68,9 @@ def _alarm(_signum: int, _frame: FrameType | None) -> None:
 
 @dataclass
 class Rates:
-    history: float = 0.003
+    history: float = 0.002
     config: float = 0.03
-    cli: float = 0.001
+    cli: float = 0.0005
     invalid: float = 0.35
     render: float = 0.2
     """Share of reports rendered (SARIF of a thousand findings costs 40 ms)."""
