@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from continuity_checks.checks.provenance import manifest
-from continuity_checks.core import strict_json
+from continuity_checks.core import schemas, strict_json
 from tests.conftest import EXAMPLES
 
 HUGE = "1" * 400  # an integer no double can hold: JavaScript reads it as Infinity
@@ -135,3 +135,53 @@ def test_the_long_digit_look_agrees_with_a_regular_expression(text: str) -> None
 def test_a_run_of_digits_at_any_offset(run: int, offset: int) -> None:
     text = "a" * offset + "7" * run + "a"
     assert strict_json._long_digit_run(text) == (run >= 309)
+
+
+class Spy:
+    """Stands for a compiled jsonschema-rs validator; records the instances it is given."""
+
+    def __init__(self, real: Any) -> None:
+        self.real, self.seen = real, []  # type: ignore[var-annotated]
+
+    def iter_errors(self, instance: Any) -> Any:
+        self.seen.append(instance)
+        return self.real.iter_errors(instance)
+
+    def is_valid(self, instance: Any) -> bool:
+        return bool(self.real.is_valid(instance))
+
+
+def cycle_delta(operations: list[Any]) -> dict[str, Any]:
+    return {"schema_version": 1, "base_sha256": "0" * 64, "target_sha256": "1" * 64,
+            "operations": operations}  # fmt: skip
+
+
+def test_twenty_thousand_bad_items_are_validated_cut_to_the_first_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Found as a hang (7 s): jsonschema-rs built 480,000 error objects for 20,000 bad
+    operations under a ``oneOf`` before the first was taken."""
+    validator = schemas.Validator("loopx-cycle-delta")
+    spy = Spy(validator._validator)
+    monkeypatch.setattr(validator, "_validator", spy)
+    errors = validator.errors(cycle_delta([{"x": 1}] * 20_000))
+    assert 0 < len(errors) <= schemas.MAX_ERRORS
+    assert all(len(seen["operations"]) <= schemas.MAX_ERRORS + 1 for seen in spy.seen)
+    assert {e.pointer.split("/")[1] for e in errors} == {"operations"}
+
+
+@pytest.mark.parametrize(
+    "operations",
+    [
+        [{"x": 1}] * 300,  # every item bad: the cut copy's errors stand
+        [{"op": "remove", "path": "/a"}] * 200 + [{"x": 1}],  # the only bad item is cut away
+        [{"op": "remove", "path": "/a"}, 7] * 150,
+    ],
+    ids=["all-bad", "bad-beyond-the-cut", "mixed"],
+)
+def test_a_cut_never_invents_or_loses_a_document_error(operations: list[Any]) -> None:
+    validator = schemas.Validator("loopx-cycle-delta")
+    document = cycle_delta(operations)
+    full = validator._errors(document, 10**6)
+    cut = validator.errors(document)
+    assert cut and {(e.pointer, e.keyword, e.message) for e in cut} <= {e[:3] for e in full}

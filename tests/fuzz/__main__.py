@@ -1,7 +1,7 @@
 """``python -m tests.fuzz``: the fuzz session (``nox -s fuzz``), recorded in docs/reliability.md.
 
 Each family's inputs are cut into chunks run by worker processes, each in its own scratch
-repository. A worker that stops making progress for ``--hard-timeout`` seconds (a hang SIGALRM
+repository. A worker that stops making progress for ``--hard-timeout`` seconds (a hang SIGPROF
 cannot break, in native code) is killed: the input it was on counts as a hang, and the rest of
 its chunk runs again in a new worker. Exit status 1 when any traceback, hang or silent pass.
 """
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--chunk", type=int, default=5_000)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per input")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds of CPU per input")
     parser.add_argument("--hard-timeout", type=float, default=120.0)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--history-rate", type=float, default=Rates.history)
