@@ -5,8 +5,9 @@ Python that only opens and parses the same node files (the floor any checker of 
 
 Generates DIR with gen_sessions.py when it does not exist (without DIR: in a temporary
 directory, removed at the end, as `nox -s bench` runs it). The two commands run alternately,
-after one warm-up run each; reported: median and best wall time, and the peak resident memory
-of each process (``wait4``), in one run of this script.
+after one warm-up run each; reported: median and best wall time, median CPU time (user +
+system, the process and its children, from ``wait4``: steadier than wall time on a loaded
+machine) and the peak resident memory of each process, in one run of this script.
 """
 
 from __future__ import annotations
@@ -38,15 +39,22 @@ print(count, "node files parsed")
 """
 
 
-def run(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one run."""
+def run(command: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system, children included) and peak RSS (KiB) of one
+    run."""
+    before = os.times()
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
+    after = os.times()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(command)}")
-    return elapsed, usage.ru_maxrss
+    # the process's own usage, plus that of the workers it waited for (engine processes)
+    cpu = usage.ru_utime + usage.ru_stime
+    cpu = max(cpu, (after.children_user - before.children_user)
+              + (after.children_system - before.children_system))  # fmt: skip
+    return elapsed, cpu, usage.ru_maxrss
 
 
 def main() -> None:
@@ -81,21 +89,31 @@ def measure(args: argparse.Namespace) -> None:
     for command in commands.values():
         run(command)  # warm-up: the page cache holds the files for both
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     memory: dict[str, int] = dict.fromkeys(commands, 0)
     for _ in range(args.runs):
         for name, command in commands.items():
-            elapsed, rss = run(command)
+            elapsed, cpu, rss = run(command)
             times[name].append(elapsed)
+            cpus[name].append(cpu)
             memory[name] = max(memory[name], rss)
     print(f"{args.sessions} sessions x {args.nodes} nodes, {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
-    print("| command | median | best | peak RSS | runs |\n|---|---:|---:|---:|---:|")
+    print("| command | median | best | CPU (median) | peak RSS | runs |\n"
+          "|---|---:|---:|---:|---:|---:|")  # fmt: skip
     for name in commands:
         print(f"| `{name}` | {statistics.median(times[name]):.2f} s | {min(times[name]):.2f} s "
-              f"| {memory[name] / 1024:.0f} MiB | {args.runs} |")  # fmt: skip
+              f"| {statistics.median(cpus[name]):.2f} s | {memory[name] / 1024:.0f} MiB "
+              f"| {args.runs} |")  # fmt: skip
     names = list(commands)
     ratio = statistics.median(times[names[1]]) / statistics.median(times[names[0]])
-    print(f"ratio (median): {ratio:.2f}x")
+    cpu_ratio = statistics.median(cpus[names[1]]) / statistics.median(cpus[names[0]])
+    print(f"ratio (median): {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU")
+    for name in commands:
+        print(
+            f"{name}: wall {', '.join(f'{t:.2f}' for t in times[name])} s; "
+            f"CPU {', '.join(f'{t:.2f}' for t in cpus[name])} s"
+        )
 
 
 if __name__ == "__main__":

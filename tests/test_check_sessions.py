@@ -225,6 +225,11 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
     # a message the session never had
     ("SS130 lagging preview of no message", {IDX: index(updated_at=1795983613.5, preview="older")},
      [("SS130", IDX, f"/{SID}/preview")]),
+    # [39] a lagging entry cannot hold the text of a message created after its updated_at
+    ("SS130 lagging preview ahead of its flush", {
+        HISTORY + "0004-u-2222.json": node(4, "user", "2222", output="Next", caller="ROOT",
+                                           predecessor="1a2b3c4d_reply")[1],
+        IDX: index(updated_at=1795983614.6, preview="Next")}, [("SS130", IDX, f"/{SID}/preview")]),
     ("SS131 location", {LOC: json.dumps({SID: "/home/alice/elsewhere"})}, [("SS131", LOC, f"/{SID}")]),
     ("SS132 location unbound", bound_layout(**{PRJ: projects()}),
      [("SS132", LOC, f"/{BOUND_SID}")]),
@@ -234,7 +239,9 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
      [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", BOUND_REPLY, "/metadata/project_commit/repo")]),
     ("SS133 unmapped", bound_layout(**{LOC: json.dumps({BOUND_SID: f"/srv/x/.openprogram/sessions/{BOUND_SID}"}),
                                        BOUND_ARCHIVE: None}),
-     [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", LOC, f"/{BOUND_SID}")]),
+     # the bound session is listed nowhere it can be found: its memory markers are not judged
+     [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", LOC, f"/{BOUND_SID}"),
+      ("SS150", BOUND + "history/0001-u-1a2b3c4d.json", "/metadata/memory_written_scriptorium")]),
     ("SS134 project shape", {PRJ: json.dumps({"default": {**PROJECTS["default"], "status": "gone"}})},
      [("SS134", PRJ, "/default/status")]),
     ("SS135 two defaults", {PRJ: projects(proj_00000000={**PROJECTS["default"], "id": "proj_00000000",
@@ -350,24 +357,33 @@ GOOD: list[tuple[str, dict[str, Any]]] = [
         4, "user", "ask1", input={"q": "?"}, caller="1a2b3c4d_reply")[1]}),
     ("fork: two users after one reply", {
         HISTORY + "0004-u-aaaa.json": node(4, "user", "aaaa", caller="ROOT", predecessor="1a2b3c4d_reply")[1],
-        HISTORY + "0005-u-bbbb.json": node(5, "user", "bbbb", caller="ROOT", predecessor="1a2b3c4d_reply")[1],
-        IDX: index(preview="")}),
+        HISTORY + "0005-u-bbbb.json": node(5, "user", "bbbb", caller="ROOT", predecessor="1a2b3c4d_reply")[1]}),
+    # [39] a user node without text leaves the preview as it was (OpenProgram sets it from text)
     ("seq gap after deletion", {HISTORY + "0009-u-cccc.json": node(9, "user", "cccc", caller="ROOT",
-                                                                   predecessor="1a2b3c4d_reply")[1],
-                                IDX: index(preview="")}),
+                                                                   predecessor="1a2b3c4d_reply")[1]}),
     ("user-titled session", {MJ: meta(title="Mine", _user_titled=True), IDX: index(title="Mine")}),
     ("legacy string branch value", {MJ: meta(branches={"1a2b3c4d_reply": "named"})}),
     ("index lags by 3 s (and its preview with it: none before the first message)",
      {IDX: index(updated_at=1795983613.5, preview="")}),
-    ("index lags by 3 s, its preview already the latest", {IDX: index(updated_at=1795983613.5)}),
-    ("index lags by 3 s behind a second turn", {
+    # [39] the user node is created at 1795983614.5: an entry written after that has its preview
+    ("index lags by 2 s, its preview already the latest", {IDX: index(updated_at=1795983614.6)}),
+    # [39] neither side has updated_at: the entry is taken as flushed (no traceback)
+    ("no updated_at on either side", {
+        IDX: json.dumps({SID: {k: v for k, v in INDEX[SID].items() if k != "updated_at"}}),
+        MJ: meta(updated_at=None)}),
+    ("index lags by 2 s behind a second turn", {
         HISTORY + "0004-u-2222.json": node(4, "user", "2222", output="Next", caller="ROOT",
                                            predecessor="1a2b3c4d_reply")[1],
-        IDX: index(updated_at=1795983613.5)}),
+        IDX: index(updated_at=1795983614.6)}),
+    # [39] created by the entry's updated_at but appended after it: the entry has the one before
+    ("index lags, the latest written node appended after the flush", {
+        HISTORY + "0004-u-2222.json": node(4, "user", "2222", output="Next", caller="ROOT",
+                                           predecessor="1a2b3c4d_reply", created_at=1795983615.0)[1],
+        IDX: index(updated_at=1795983615.0)}),
     ("preview cut at 77 plus ellipsis", {
         HISTORY + "0004-u-2222.json": node(4, "user", "2222", output="x" * 100, caller="ROOT",
                                            predecessor="1a2b3c4d_reply")[1],
-        IDX: index(preview="x" * 77 + "…", updated_at=1795983614.0)}),
+        IDX: index(preview="x" * 77 + "…")}),
     ("spawn root caller elsewhere", {HISTORY + "0004-u-sp.json": node(
         4, "user", "sp", caller="other_session_node", predecessor="1a2b3c4d_reply",
         metadata={"spawn_branch_root": True})[1]}),
@@ -464,7 +480,12 @@ def test_path_map_option_is_validated(corpus: Path, run_json: RunCLI) -> None:
 def test_one_session_repository_as_the_root(corpus: Path, run_json: RunCLI) -> None:
     session = corpus / "code/wiki-agent/.openprogram/sessions/local_c47d09e5b1"
     code, report = run_json("check", "--family", "sessions", "--all", "--root", str(session))
-    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 11)
+    # [49] its project_commit names the project repository, outside the root: said, not passed
+    assert (code, found(report), report["summary"]["files"]) == (
+        0,
+        [("SS133", "history/0002-l-eeef4f48_reply.json", "/metadata/project_commit/repo")],
+        11,
+    )
 
 
 B = ".openprogram/sessions/local_8b21e47a90/"

@@ -55,6 +55,8 @@ def test_json_format_is_deterministic(tmp_path: Path, capsys: pytest.CaptureFixt
         "errors": 2,
         "warnings": 0,
         "not_shown": 0,
+        "suppressed": 0,
+        "baselined": None,
     }
     assert set(document["findings"][0]) == {"rule", "severity", "path", "line", "column", "pointer", "commit",
                                             "message", "hint"}  # fmt: skip

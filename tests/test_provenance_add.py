@@ -49,7 +49,8 @@ def test_adds_gnu_lines_that_check_passes(
     assert run_json("check", "--all", "--root", str(tree)) == (
         0,
         {"format_version": 1, "findings": [],
-         "summary": {"files": 1, "commits": 0, "errors": 0, "warnings": 0, "not_shown": 0}},
+         "summary": {"files": 1, "commits": 0, "errors": 0, "warnings": 0, "not_shown": 0,
+                     "suppressed": 0, "baselined": None}},
     )  # fmt: skip
 
 

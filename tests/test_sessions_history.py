@@ -93,10 +93,18 @@ AFTER1 = {"meta.json": META, "workdir/.gitkeep": "", **TURN1}
 USER = "history/0001-u-1a2b3c4d.json"
 
 
-def turn2() -> dict[str, str]:
+def turn2(reply: bool = True, **metadata: Any) -> dict[str, str]:
+    """A second turn: its user node and (unless ``reply`` is false) the llm node answering it."""
     user = json.loads(TURN1[USER])
     user.update(id="2b", seq=4, predecessor="1a2b3c4d_reply")
-    return {**AFTER1, "history/0004-u-2b.json": json.dumps(user)}
+    user["metadata"].update(metadata)
+    files = {**AFTER1, "history/0004-u-2b.json": json.dumps(user)}
+    if reply:
+        answer = json.loads(TURN1["history/0002-l-1a2b3c4d_reply.json"])
+        answer.update(id="2b_reply", seq=5, predecessor="2b")
+        answer["metadata"]["predecessor"] = "2b"
+        files["history/0005-l-2b_reply.json"] = json.dumps(answer)
+    return files
 
 
 # (case id, before, after, subject, parents, fields, expected rules)
@@ -114,7 +122,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, ...], Map
      ("p" * 40,), OP, ["SS204"]),
     ("rewind", AFTER1, {**AFTER1, "meta.json": META + " "}, "rewind", ("p" * 40,), OP, []),
     ("SS205 invalid node committed", {}, {**AFTER1, USER: '{"id": "1a2b3c4d"}'}, "turn: x", ("p" * 40,),
-     OP, ["SS205", "SS207"]),
+     OP, ["SS205"]),
     ("SS205 meta committed broken", AFTER1, {**AFTER1, "meta.json": "{"}, "rewind", ("p" * 40,), OP,
      ["SS205"]),
     ("SS206 renamed node", AFTER1, {**{k: v for k, v in AFTER1.items() if k != USER},
@@ -126,9 +134,13 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, ...], Map
                                            "history/0001-u-other.json": json.dumps({**json.loads(TURN1[USER]), "id": "other"})},
      "rewind", ("p" * 40,), OP, []),
     ("SS207 two turns in one commit", {}, turn2(), "turn: Fix the crash", ("p" * 40,), OP, ["SS207"]),
-    ("SS207 turn without its user", AFTER1, {**AFTER1, "meta.json": META + " "}, "turn: again",
-     ("p" * 40,), OP, ["SS207"]),
     ("second turn", AFTER1, turn2(), "turn (error): next", ("p" * 40,), OP, []),
+    # [34] the turn a turn commit completes has its llm reply (an error turn has one too)
+    ("SS207 turn commit without a reply", AFTER1, turn2(reply=False), "turn: next", ("p" * 40,), OP,
+     ["SS207"]),
+    # [34] runtime turns (job follow-ups, merge turns, display runtime) are not user turns
+    ("runtime turn is not a user turn", AFTER1, turn2(source="job_followup"), "job: j1 done",
+     ("p" * 40,), OP, []),
 ]  # fmt: skip
 
 
@@ -243,6 +255,46 @@ def test_one_commit_per_turn_across_commits(tmp_path: Path) -> None:
         parents = () if number == 0 else ("p" * 40,)
         ctx = make(tmp_path, family, before, after, subject, parents, OP, f"{number:040d}")
         assert rules(family.check_commit(ctx)) == expected, (number, subject)
+
+
+def test_a_range_that_starts_mid_turn_passes(tmp_path: Path) -> None:
+    """[34] ``verify BASE..HEAD`` from a commit that carried a turn's user node: the turn
+    commit in the range completes a turn begun before it. The next turn commit is judged."""
+    family = SessionsFamily(Config())
+    early = {**AFTER1}
+    del (
+        early["history/0002-l-1a2b3c4d_reply.json"],
+        early["history/0003-c-1a2b3c4d_reply_t_toolu_1.json"],
+    )
+    steps = [
+        (early, AFTER1, "turn: Fix the crash", []),  # its user node is older than the range
+        (AFTER1, {**AFTER1, "jobs.json": "{}"}, "job: j1 done", []),
+        ({**AFTER1, "jobs.json": "{}"}, {**AFTER1, "jobs.json": "{ }"}, "turn: nothing new", ["SS207"]),
+    ]  # fmt: skip
+    for number, (before, after, subject, expected) in enumerate(steps):
+        ctx = make(tmp_path, family, before, after, subject, ("p" * 40,), OP, f"{number:040d}")
+        assert rules(family.check_commit(ctx)) == expected, (number, subject)
+
+
+@pytest.mark.parametrize(
+    ("case", "after", "expected"),
+    [
+        ("turn commit without its user", {**AFTER1, "meta.json": META + " "}, ["SS207"]),
+        ("turn commit of a runtime turn only", turn2(display="runtime"), ["SS207"]),
+        ("turn commit of a user turn", turn2(), []),
+    ],
+)  # fmt: skip
+def test_a_turn_commit_needs_a_user_turn_from_the_root(
+    tmp_path: Path, case: str, after: dict[str, Any], expected: list[str]
+) -> None:
+    """[34] from the root commit on, every turn commit's turn is known: one with no new user
+    turn (none at all, or only a runtime turn) is SS207."""
+    family = SessionsFamily(Config())
+    steps = [({}, {}, "session init", (), []), ({}, AFTER1, "turn: Fix the crash", ("r" * 40,), []),
+             (AFTER1, after, "turn: next", ("s" * 40,), expected)]  # fmt: skip
+    for number, (before, tree, subject, parents, wanted) in enumerate(steps):
+        ctx = make(tmp_path, family, before, tree, subject, parents, OP, f"{number:040d}")
+        assert rules(family.check_commit(ctx)) == wanted, (case, number)
 
 
 def test_every_history_rule_has_a_case() -> None:

@@ -30,6 +30,7 @@ from continuity_checks.core.parallel import split_map, usable_cpus
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
+    from continuity_checks.core.baseline import Baseline, BaselineSource
     from continuity_checks.core.git import Base, LogRequest, RawChange, Repository
     from continuity_checks.core.shard import Shard
 
@@ -39,17 +40,29 @@ _Partial = tuple[list[Finding], list[list[Claimed]]]
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
 
 
-def apply_severity(config: Config, findings: Iterable[Finding]) -> list[Finding]:
-    """Per-rule overrides from the configuration; ``off`` drops the finding."""
+def apply_config(config: Config, findings: Iterable[Finding]) -> tuple[list[Finding], int]:
+    """The configuration's say on findings: ``[[ignore]]`` entries suppress the findings of
+    their rules at their paths (counted: the second value), then per-rule severity overrides
+    apply (``off`` drops the finding)."""
+    ignores = [(i.rules, Globs(i.paths)) for i in config.ignores]
     result = []
+    suppressed = 0
     for finding in findings:
+        if ignores and any(finding.rule in r and g.match(finding.path) for r, g in ignores):
+            suppressed += 1
+            continue
         if finding.rule in config.severity:
             level = config.severity[finding.rule]
             if level is None:
                 continue
             finding = finding.with_severity(level)
         result.append(finding)
-    return result
+    return result, suppressed
+
+
+#: Called as work proceeds: units done so far, and the total when it is known. The engine
+#: knows no terminal; the command line decides whether and how to show it.
+Progress = Callable[[int, "int | None"], None]
 
 
 def walk(
@@ -114,13 +127,18 @@ def check(
     staged: bool = False,
     only: tuple[str, ...] | None = None,
     jobs: int | None = None,
+    baseline: Baseline | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """File mode. ``paths`` are root-relative: files, and directories that stand for every file
     under them; ``under`` are root-relative directories whose every file is checked (``--all``);
     ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
-    processes share a large batch (default: one per usable CPU from PARALLEL_FROM files on)."""
+    processes share a large batch (default: one per usable CPU from PARALLEL_FROM files on).
+    ``baseline``: the findings its ``check`` section knows are hidden and counted. ``progress``
+    is told the files checked as the run goes (estimated from this process's share when
+    several processes share the batch)."""
     root = Path(os.path.abspath(root))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
@@ -163,10 +181,19 @@ def check(
     if excluded:
         notes.append(f"not checked, excluded by the configuration: {_listed(excluded)}")
 
+    if jobs is None:
+        jobs = usable_cpus() if len(work) >= PARALLEL_FROM else 1
+    parent = os.getpid()
+    # each file of this process's share stands for `step` files of the batch
+    step = max(1, min(jobs, len(work)))
+
     def check_files(part: Sequence[tuple[str, tuple[tuple[int, str], ...]]]) -> _Partial:
         findings: list[Finding] = []
         claimed: list[list[Claimed]] = [[] for _ in families]
-        for path, owners in part:
+        tell = progress if progress is not None and os.getpid() == parent else None
+        for done, (path, owners) in enumerate(part):
+            if tell is not None:
+                tell(min(done * step, len(work)), len(work))
             data = given[path] if path in given else snapshot.read(path)
             if isinstance(data, Unreadable):
                 findings.append(data.finding())
@@ -176,8 +203,6 @@ def check(
                 findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
         return findings, claimed
 
-    if jobs is None:
-        jobs = usable_cpus() if len(work) >= PARALLEL_FROM else 1
     findings: list[Finding] = list(unlisted)
     claimed: list[list[Claimed]] = [[] for _ in families]
     for part_findings, part_claimed in split_map(check_files, work, jobs):
@@ -187,15 +212,24 @@ def check(
     for index, family in enumerate(families):
         if claimed[index]:
             findings.extend(family.check_tree(snapshot, claimed[index]))
+    if progress is not None:
+        progress(len(work), len(work))
     if staged:
         findings.extend(check_staged(root, config, chosen, families))
-    return Report(
-        findings=apply_severity(config, findings),
+    kept, suppressed = apply_config(config, findings)
+    report = Report(
+        findings=kept,
         files=len(work),
         notes=notes,
         max_per_file=config.max_findings_per_file,
         max_total=config.max_findings,
+        suppressed=suppressed,
     )
+    if baseline is not None:
+        from continuity_checks.core.baseline import hide
+
+        hide(report, baseline.entries("check"))
+    return report
 
 
 def check_staged(
@@ -254,6 +288,8 @@ def verify(
     only: tuple[str, ...] | None = None,
     config_at_base: bool = False,
     shard: Shard | None = None,
+    baseline: BaselineSource | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
     (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
@@ -268,6 +304,12 @@ def verify(
     configuration is CC011.
 
     With ``shard``, only that slice of the range's commits is checked (see :func:`_walk`).
+
+    ``baseline``: the findings the ``verify`` section of that baseline knows are hidden and
+    counted (read at the base like the configuration, when the source says so; raises
+    BaselineError for a file that is not a baseline). ``progress`` is told the commits walked
+    (and their number: a shard's, or the range's, counted by one more git process only when
+    progress is asked for).
     """
     from continuity_checks.core.git import Repository
 
@@ -277,7 +319,13 @@ def verify(
         if config_at_base:
             config = base_config(repo, base, config)
             repo.objects.max_bytes = config.max_file_bytes
-        return _walk(repo, base, head, config, revision_range, only, shard)
+        known = baseline.load(repo, base) if baseline is not None else None
+        report = _walk(repo, base, head, config, revision_range, only, shard, progress)
+    if known is not None:
+        from continuity_checks.core.baseline import hide
+
+        hide(report, known.entries("verify"))
+    return report
 
 
 def base_config(repo: Repository, base: Base, fallback: Config) -> Config:
@@ -337,6 +385,7 @@ def _walk(
     revision_range: str,
     only: tuple[str, ...] | None,
     shard: Shard | None = None,
+    progress: Progress | None = None,
 ) -> Report:
     """Check the commits of the range, or of its ``shard``.
 
@@ -434,11 +483,16 @@ def _walk(
             earlier = ids[:start]
             _replay(repo, earlier, chosen, families, request, judge)
             too_large.clear()  # what the replay could not read is the earlier shards' to report
+        if progress is not None:
+            total = len(only_commits) if only_commits is not None else repo.count(base, head)
+            progress(0, total)
         # the walk fetches ahead the blobs of the paths some family claims
         walked = repo.walk(base, head, prefetch=owners, request=request, only=only_commits)
         for commit, raw_changes in walked:
             report.commits += 1
             report.commit_order[commit.sha] = report.commits
+            if progress is not None:
+                progress(report.commits, None)
             for c in raw_changes:
                 if c.path in config_files.FILES:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
@@ -456,7 +510,7 @@ def _walk(
     findings.extend(_finish(repo, chosen, families, [*before, *earlier]))
     if report.commits == 0 and shard is None:
         report.notes.append(f"no commits in {revision_range}: nothing to verify")
-    report.findings = apply_severity(config, findings)
+    report.findings, report.suppressed = apply_config(config, findings)
     return report
 
 

@@ -22,6 +22,7 @@ COMMANDS = {
     "schema": "continuity_checks.cli.schema:schema",
     "state": "continuity_checks.cli.state:state",
     "provenance": "continuity_checks.cli.provenance:provenance",
+    "baseline": "continuity_checks.cli.baseline:baseline",
 }
 
 HELP = {
@@ -34,6 +35,7 @@ HELP = {
     "schema": "List, show or export the shipped JSON Schemas.",
     "state": "DSH working state: recompute state_hash, render the bounded projection.",
     "provenance": "List files in a SHA256SUMS file (atomically, under a lock).",
+    "baseline": "Record the findings a repository already has, so that only new ones fail.",
 }
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import click
 
 from continuity_checks.cli.common import (
+    baseline_file,
+    baseline_options,
     config_option,
     emit,
     fail,
@@ -15,7 +17,10 @@ from continuity_checks.cli.common import (
     format_option,
     load_config,
     only,
+    progress_line,
+    read_baseline,
     root_option,
+    terminal_options,
 )
 from continuity_checks.core.config import ConfigError, project_root
 
@@ -53,6 +58,8 @@ STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity
 @config_option
 @family_option
 @format_option
+@baseline_options
+@terminal_options
 def check(
     paths: tuple[str, ...],
     all_files: bool,
@@ -63,12 +70,17 @@ def check(
     config_path: Path | None,
     families: tuple[str, ...],
     fmt: str,
+    baseline_path: Path | None,
+    no_baseline: bool,
+    quiet: bool,
+    no_color: bool,
 ) -> None:
     """Check continuity files: the PATHS given (what pre-commit passes; a directory means every
     file under it; - reads one file from standard input), or --all.
 
     Findings name files relative to the top of the repository, whose configuration applies,
     from any directory inside it. Files given that no family claims are named in a note.
+    Findings the baseline file knows are hidden, and counted in the summary.
     """
     from continuity_checks import engine
     from continuity_checks.core.git import GitError
@@ -82,6 +94,7 @@ def check(
         raise fail(f"root {root} is not a directory")
     top = project_root(root)
     config = load_config(top, config_path)
+    baseline = read_baseline(baseline_file(top, baseline_path, no_baseline))
     relative: list[str] = []
     stdin: tuple[str, bytes] | None = None
     for given in paths:
@@ -102,6 +115,7 @@ def check(
     narrowed = click.get_current_context().get_parameter_source("root")
     where = str(root) if narrowed is not click.core.ParameterSource.DEFAULT else str(top)
     under = (engine.relative(top, where) or "",) if all_files else ()
+    progress = progress_line(fmt, quiet, "check", "file")
     try:
         report = engine.check(
             top,
@@ -112,18 +126,23 @@ def check(
             staged=staged,
             only=only(families),
             jobs=jobs,
+            baseline=baseline,
+            progress=progress,
         )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
     except GitError as exc:
         raise fail(f"--staged: {exc.message}", exc.hint) from None
+    finally:
+        if progress is not None:
+            progress.close()
     if all_files and report.files == 0:
         click.echo(
             f"continuity: no continuity file found under {where}"
             + ("" if config.families is None and not families else " for the chosen families"),
             err=True,
         )
-    raise click.exceptions.Exit(emit(report, fmt))
+    raise click.exceptions.Exit(emit(report, fmt, quiet=quiet, no_color=no_color))
 
 
 def _stdin(top: Path, name: str | None, limit: int) -> tuple[str, bytes]:

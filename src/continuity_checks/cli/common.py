@@ -7,17 +7,24 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from continuity_checks import checks
+from continuity_checks.cli.terminal import ProgressLine, show_progress, use_color
 from continuity_checks.core import config as config_module
 from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.findings import Report
 from continuity_checks.report import FORMATS, render
 
+if TYPE_CHECKING:
+    from continuity_checks.core.baseline import Baseline
+
 F = TypeVar("F", bound=Callable[..., Any])
+#: core.baseline.FILE_NAME, without importing that module into every run (a test keeps the two
+#: equal): a run without a baseline file pays nothing for the feature
+BASELINE_NAME = ".continuity-baseline.json"
 
 
 def root_option(f: F) -> F:
@@ -79,6 +86,86 @@ def family_option(f: F) -> F:
     )(f)
 
 
+def terminal_options(f: F) -> F:
+    """``-q/--quiet`` and ``--no-color``: what a person at a terminal sees."""
+    f = click.option(
+        "--no-color",
+        is_flag=True,
+        help="No colour, even on a terminal (also NO_COLOR; FORCE_COLOR forces it).",
+    )(f)
+    return click.option(
+        "-q",
+        "--quiet",
+        is_flag=True,
+        help="Print only errors: no warnings, notes, summary or progress (text format).",
+    )(f)
+
+
+def baseline_options(f: F) -> F:
+    """``--baseline FILE`` and ``--no-baseline``: which known findings to hide."""
+    f = click.option(
+        "--no-baseline",
+        is_flag=True,
+        help="Report every finding, whatever the baseline file knows.",
+    )(f)
+    return click.option(
+        "--baseline",
+        "baseline_path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help=f"Baseline file whose known findings are hidden (default: {BASELINE_NAME} at the top "
+        "of the repository, when it exists).",
+    )(f)
+
+
+def baseline_file(top: Path, given: Path | None, no_baseline: bool) -> Path | None:
+    """The baseline file a run reads: ``given`` (which must exist), else the default one at
+    ``top``; None with ``--no-baseline``."""
+    if given is not None and no_baseline:
+        raise fail("--baseline and --no-baseline contradict each other", "give one of them")
+    if no_baseline:
+        return None
+    if given is not None:
+        if not given.is_file():
+            raise fail(f"baseline file {given} does not exist", BASELINE_HINT)
+        return given
+    return top / BASELINE_NAME
+
+
+BASELINE_HINT = "write one with `continuity baseline check|verify`, or run with --no-baseline"
+
+
+def read_baseline(path: Path | None) -> Baseline | None:
+    """The baseline at ``path`` (None: none there); exit 2 when it is not a baseline."""
+    if path is None:
+        return None
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return None  # anything else (a directory, no permission) is for the reader to say
+    except OSError:
+        pass
+    from continuity_checks.core.baseline import BaselineError, read
+
+    try:
+        return read(path)
+    except BaselineError as exc:
+        raise fail(f"baseline error in {exc}", BASELINE_FIX) from None
+
+
+BASELINE_FIX = (
+    "fix the file, or write it again with `continuity baseline check|verify` (after removing "
+    "it), or run with --no-baseline"
+)
+
+
+def progress_line(fmt: str, quiet: bool, label: str, unit: str) -> ProgressLine | None:
+    """A progress line on standard error, when a person is watching (see show_progress)."""
+    if not show_progress(sys.stderr, fmt, quiet):
+        return None
+    return ProgressLine(sys.stderr, label, unit)
+
+
 def fail(message: str, hint: str | None = None) -> click.exceptions.Exit:
     """Print a one-line reason (and a hint) on stderr; the caller raises the result (exit 2)."""
     click.echo(f"continuity: {message}", err=True)
@@ -99,13 +186,11 @@ def load_config(root: Path, config_path: Path | None) -> Config:
         ) from None
 
 
-def use_color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
-
-
-def emit(report: Report, fmt: str) -> int:
+def emit(report: Report, fmt: str, *, quiet: bool = False, no_color: bool = False) -> int:
     """Print the report; the exit code: 1 when any error-severity finding, else 0."""
-    click.echo(encodable(render(report, fmt, color=fmt == "text" and use_color())), nl=False)
+    color = fmt == "text" and use_color(sys.stdout, no_color)
+    # click strips escape sequences on a stream it finds is no terminal, unless told otherwise
+    click.echo(encodable(render(report, fmt, color=color, quiet=quiet)), nl=False, color=color)
     return report.exit_code
 
 

@@ -8,6 +8,9 @@ from pathlib import Path
 import click
 
 from continuity_checks.cli.common import (
+    BASELINE_FIX,
+    baseline_file,
+    baseline_options,
     config_option,
     emit,
     fail,
@@ -15,7 +18,9 @@ from continuity_checks.cli.common import (
     format_option,
     load_config,
     only,
+    progress_line,
     root_option,
+    terminal_options,
 )
 from continuity_checks.core.config import ConfigError, project_root
 
@@ -57,6 +62,8 @@ def range_from_environment() -> str | None:
 @config_option
 @family_option
 @format_option
+@baseline_options
+@terminal_options
 def verify(
     revision_range: str | None,
     shard_spec: str | None,
@@ -64,12 +71,19 @@ def verify(
     config_path: Path | None,
     families: tuple[str, ...],
     fmt: str,
+    baseline_path: Path | None,
+    no_baseline: bool,
+    quiet: bool,
+    no_color: bool,
 ) -> None:
     """Check every commit of a range: ownership, frozen bytes, legacy history (history mode).
 
     Paths in findings are relative to the top of the git work tree that contains --root.
+    Findings the baseline file knows are hidden, and counted in the summary; like the
+    configuration, the baseline is the one at the range's base, unless --baseline names one.
     """
     from continuity_checks import engine
+    from continuity_checks.core.baseline import BaselineError, BaselineSource
     from continuity_checks.core.git import GitError
     from continuity_checks.core.shard import Shard, ShardError
 
@@ -84,19 +98,31 @@ def verify(
     revision_range = revision_range or range_from_environment()
     if revision_range is None:
         raise fail("no range to verify", "give --range BASE..HEAD, e.g. --range origin/main..HEAD")
-    config = load_config(project_root(root), config_path)  # the top's, from any subdirectory
+    top = project_root(root)
+    config = load_config(top, config_path)  # the top's, from any subdirectory
+    path = baseline_file(top, baseline_path, no_baseline)
+    # judged by the base's configuration and baseline, unless given on the command line
+    at_base = config_path is None
+    source = None if path is None else BaselineSource(path, at_base and baseline_path is None)
+    progress = progress_line(fmt, quiet, "verify", "commit")
     try:
-        # judged by the base's configuration, unless one is given on the command line
         report = engine.verify(
             root,
             config,
             revision_range,
             only=only(families),
-            config_at_base=config_path is None,
+            config_at_base=at_base,
             shard=shard,
+            baseline=source,
+            progress=progress,
         )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
+    except BaselineError as exc:
+        raise fail(f"baseline error in {exc}", BASELINE_FIX) from None
     except GitError as exc:
         raise fail(exc.message, exc.hint) from None
-    raise click.exceptions.Exit(emit(report, fmt))
+    finally:
+        if progress is not None:
+            progress.close()
+    raise click.exceptions.Exit(emit(report, fmt, quiet=quiet, no_color=no_color))

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from continuity_checks.core.findings import Severity
 from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES
@@ -19,7 +19,8 @@ else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 #: Keys of every configuration; each family adds a table of its own, named after it.
-TOP_KEYS = ("families", "exclude", "limits", "rules")
+TOP_KEYS = ("families", "exclude", "limits", "rules", "ignore")
+IGNORE_KEYS = ("rules", "paths", "reason")
 LIMIT_KEYS = {"max-file-bytes", "max-depth", "max-findings-per-file", "max-findings"}
 DEFAULT_MAX_FINDINGS_PER_FILE = 100
 DEFAULT_MAX_FINDINGS = 1000
@@ -34,6 +35,16 @@ class ConfigError(Exception):
         self.key = key
 
 
+class Ignore(NamedTuple):
+    """One ``[[ignore]]`` entry: findings of ``rules`` at ``paths`` (globs) are suppressed, for
+    the ``reason`` recorded beside them. (A NamedTuple: a frozen dataclass costs every run,
+    the commit hook's included, a millisecond to create.)"""
+
+    rules: frozenset[str]
+    paths: tuple[str, ...]
+    reason: str
+
+
 @dataclass
 class Config:
     source: str = "defaults"
@@ -44,6 +55,7 @@ class Config:
     max_findings_per_file: int = DEFAULT_MAX_FINDINGS_PER_FILE
     max_findings: int = DEFAULT_MAX_FINDINGS
     severity: dict[str, Severity | None] = field(default_factory=dict)
+    ignores: tuple[Ignore, ...] = ()
     options: dict[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def family_options(self, name: str) -> Mapping[str, Any]:
@@ -232,6 +244,8 @@ def parse(source: str, table: Mapping[str, Any], known: Known) -> Config:
                 source, f"rules.{rule_id}", f'expected "error", "warning" or "off", found {level!r}'
             )
         config.severity[rule_id] = None if level == "off" else Severity(level)
+    if "ignore" in table:
+        config.ignores = _ignores(source, table["ignore"], known)
     for name in known.families:
         if name in table:
             options = table[name]
@@ -239,3 +253,44 @@ def parse(source: str, table: Mapping[str, Any], known: Known) -> Config:
                 raise ConfigError(source, name, "expected a table of options")
             config.options[name] = options
     return config
+
+
+def _ignores(source: str, value: object, known: Known) -> tuple[Ignore, ...]:
+    """The ``[[ignore]]`` array of tables: each names its rules, its paths and why."""
+    shape = 'an array of tables [[ignore]] with rules = [...], paths = [...], reason = "..."'
+    if not isinstance(value, list):
+        raise ConfigError(source, "ignore", f"expected {shape}")
+    found = []
+    for index, entry in enumerate(value):
+        key = f"ignore[{index}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(source, key, f"expected {shape}")
+        for name in entry:
+            if name not in IGNORE_KEYS:
+                raise ConfigError(
+                    source, f"{key}.{name}", f"unknown key; expected {', '.join(IGNORE_KEYS)}"
+                )
+        for name in IGNORE_KEYS:
+            if name not in entry:
+                raise ConfigError(source, f"{key}.{name}", "missing; every ignore needs it")
+        rules = _strings(source, f"{key}.rules", entry["rules"])
+        paths = _strings(source, f"{key}.paths", entry["paths"])
+        if not rules or not paths:
+            raise ConfigError(
+                source, f"{key}.{'rules' if not rules else 'paths'}", "expected at least one"
+            )
+        for rule_id in rules:
+            if not known.rule(rule_id):
+                raise ConfigError(
+                    source, f"{key}.rules", f"unknown rule id {rule_id!r} (see `continuity rules`)"
+                )
+        for pattern in paths:
+            if not pattern.strip("/"):
+                raise ConfigError(source, f"{key}.paths", f"expected a glob, found {pattern!r}")
+        reason = entry["reason"]
+        if not isinstance(reason, str) or not reason.strip():
+            raise ConfigError(
+                source, f"{key}.reason", "expected a non-empty string: why the rule does not apply"
+            )
+        found.append(Ignore(frozenset(rules), paths, reason.strip()))
+    return tuple(found)

@@ -76,12 +76,21 @@ class Report:
     #: findings shown at most, for one path and in all (limits.max-findings-per-file, -findings)
     max_per_file: int = 100
     max_total: int = 1000
+    #: findings a ``[[ignore]]`` entry of the configuration suppressed (counted, not shown)
+    suppressed: int = 0
+    #: findings the baseline file knew, hidden from this report (None: no baseline was read)
+    baselined: int | None = None
 
     def _unique(self) -> dict[tuple[object, ...], Finding]:
         """Each finding once (by place, rule, message, commit, severity and hint), keyed by its
         sort key; not sorted: counting needs no order."""
         order = self.commit_order
         return {(f.sort_key(order), f.commit or "", f.severity, f.hint): f for f in self.findings}
+
+    def distinct(self) -> list[Finding]:
+        """Every finding once, in the order of :meth:`sorted_findings`, without its caps."""
+        unique = self._unique()
+        return [unique[key] for key in sorted(unique, key=lambda k: (k[0], k[1]))]
 
     def sorted_findings(self) -> list[Finding]:
         """The findings to show, each once, in a deterministic order (history order of commits,

@@ -142,6 +142,12 @@ class Snapshot(ABC):
         followed (inside the root; one leading out is refused). A file that names another by a
         relative path can check that the target stays where it must (inside its directory)."""
 
+    def root_name(self) -> tuple[str, str | None]:
+        """The name of the directory this tree is checked in, and where that name leads when it
+        is a symlink (absolute; None when it is not one). A tree of git objects has no
+        directory of its own: ``("", None)``."""
+        return "", None
+
     def _too_large(self, path: str, size: int | None = None) -> Unreadable:
         found = "more" if size is None else str(size)
         return Unreadable(path, cc.TOO_LARGE, f"expected at most {self.limit} bytes, found {found}")
@@ -165,6 +171,11 @@ class WorkTree(Snapshot):
         self._prefix = os.path.join(self.root, "")  # the root and a separator: prefix + rel
         self._real_root = os.path.realpath(self.root)
         self._inside: dict[str, bool] = {"": True}
+
+    def root_name(self) -> tuple[str, str | None]:
+        # the root as the user named it: abspath keeps a symlink's own name (realpath would not)
+        name = os.path.basename(str(self.root))
+        return name, os.path.realpath(self.root) if os.path.islink(self.root) else None
 
     def _within(self, real: str) -> bool:
         return real == self._real_root or real.startswith(self._real_root.rstrip(os.sep) + os.sep)

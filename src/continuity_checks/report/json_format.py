@@ -17,6 +17,8 @@ def render(report: Report, *, color: bool = False) -> str:
             "errors": report.errors,
             "warnings": report.warnings,
             "not_shown": report.not_shown,
+            "suppressed": report.suppressed,
+            "baselined": report.baselined,
         },
     }
     return json.dumps(document, ensure_ascii=False, indent=2) + "\n"

@@ -12,7 +12,7 @@ from continuity_checks.core.findings import Finding, Report
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: Finding, index: dict[str, int], baselined: bool) -> dict[str, Any]:
     # a region always: code scanning places a result without one nowhere
     region = {"startLine": finding.line or 1}
     if finding.line is not None and finding.column is not None:
@@ -29,6 +29,8 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
         "message": {"text": text},
         "locations": [{"physicalLocation": location}],
     }
+    if baselined:  # compared with a baseline: what is reported is what it did not know
+        result["baselineState"] = "new"
     properties = {k: v for k, v in (("pointer", finding.pointer), ("commit", finding.commit)) if v}
     if properties:
         result["properties"] = properties
@@ -38,6 +40,11 @@ def _result(finding: Finding, index: dict[str, int]) -> dict[str, Any]:
 def render(report: Report, *, color: bool = False) -> str:
     rules = all_rules()
     index = {r.id: i for i, r in enumerate(rules)}
+    baselined = report.baselined is not None
+    run: dict[str, Any] = {}
+    if baselined or report.suppressed:
+        # what the run found and left out of the results: counted, never silently dropped
+        run["properties"] = {"suppressed": report.suppressed, "baselined": report.baselined or 0}
     document = {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -63,7 +70,8 @@ def render(report: Report, *, color: bool = False) -> str:
                 },
                 "columnKind": "unicodeCodePoints",
                 "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the checked root"}}},
-                "results": [_result(f, index) for f in report.sorted_findings()],
+                "results": [_result(f, index, baselined) for f in report.sorted_findings()],
+                **run,
             }
         ],
     }

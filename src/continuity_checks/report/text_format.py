@@ -38,7 +38,7 @@ def summary(report: Report) -> str:
     scope = f"{count} {report.unit}{'s' if count != 1 else ''}"
     errors, warnings = report.errors, report.warnings
     if not errors and not warnings:
-        return f"{scope} checked: no problems"
+        return f"{scope} checked: no problems" + _left_out(report)
     text = (
         f"{scope} checked: {errors} error{'s' if errors != 1 else ''}, "
         f"{warnings} warning{'s' if warnings != 1 else ''}"
@@ -49,10 +49,26 @@ def summary(report: Report) -> str:
             f" ({hidden} not shown: at most {report.max_per_file} per file and "
             f"{report.max_total} in all, [limits] max-findings-per-file and max-findings)"
         )
-    return text
+    return text + _left_out(report)
 
 
-def render(report: Report, *, color: bool = False) -> str:
+def _left_out(report: Report) -> str:
+    """What the run found and did not report, so that nothing disappears unsaid."""
+    parts = []
+    if report.baselined:
+        known = report.baselined
+        parts.append(f"{known} known finding{'s' if known != 1 else ''} hidden by the baseline")
+    if report.suppressed:
+        parts.append(f"{report.suppressed} suppressed by [[ignore]] in the configuration")
+    return "; " + ", ".join(parts) if parts else ""
+
+
+def render(report: Report, *, color: bool = False, quiet: bool = False) -> str:
+    """The report; with ``quiet`` only the error-severity findings (no warnings, notes or
+    summary): nothing at all when there is no error."""
+    if quiet:
+        errors = [f for f in report.sorted_findings() if f.severity is Severity.ERROR]
+        return "".join(line(f, color=color) + "\n" for f in errors)
     lines = [line(f, color=color) for f in report.sorted_findings()]
     lines.extend(report.notes)
     lines.append(summary(report))

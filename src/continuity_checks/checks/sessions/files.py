@@ -176,8 +176,9 @@ _META_EXPECTED = {
 
 def _root_name(file: FileInput) -> str:
     """The name of the checked root, when the session directory is the root itself."""
-    root = getattr(file.snapshot, "root", None)
-    return "" if root is None else str(root).replace("\\", "/").rstrip("/").rpartition("/")[2]
+    name, target = file.snapshot.root_name()
+    # named through a symlink: the session's directory is the one it leads to
+    return name if target is None else target.rstrip("/").rpartition("/")[2]
 
 
 # --- registries ----------------------------------------------------------------------------------

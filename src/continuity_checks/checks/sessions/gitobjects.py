@@ -1,7 +1,8 @@
 """Reading a commit of another repository (a project's, the shadow store's) through the
 snapshot: a loose object, or one in a pack found through its version-2 index, stored whole or
-as a delta against another object of the same pack (``OFS_DELTA``, ``REF_DELTA``), rebuilt
-here up to a bounded chain length."""
+as a delta (``OFS_DELTA`` against an earlier object of its pack, ``REF_DELTA`` against an object
+named by id, looked up in its own pack first, then loose and in the repository's other packs),
+rebuilt here up to a bounded chain length."""
 
 from __future__ import annotations
 
@@ -18,9 +19,11 @@ _COMMIT = 1
 
 
 class Found(NamedTuple):
-    """A commit that exists; its text when it could be read (None: deltified in a pack)."""
+    """An object of the id asked for; its text when it is a commit that could be read, else
+    None, and then why when a file it needs could not be read here (too large, unreadable)."""
 
     text: str | None
+    unread: str | None = None
 
 
 def git_dir(snapshot: Snapshot, repo: str) -> str | None:
@@ -30,30 +33,85 @@ def git_dir(snapshot: Snapshot, repo: str) -> str | None:
 
 
 def find_commit(snapshot: Snapshot, gitdir: str, sha: str) -> Found | None:
-    loose = snapshot.read(f"{gitdir}/objects/{sha[:2]}/{sha[2:]}")
-    if not isinstance(loose, Unreadable):
-        try:
-            raw = zlib.decompress(loose)
-        except zlib.error:
-            return Found(None)
-        header, _, body = raw.partition(b"\0")
-        return Found(body.decode("utf-8", "replace") if header.startswith(b"commit ") else None)
-    packs = snapshot.list(f"{gitdir}/objects/pack")
-    if isinstance(packs, Unreadable):
-        return None
+    """The commit ``sha`` of the repository at ``gitdir``: None when no object has that id,
+    ``Found(None)`` when one does but is no commit git could read (corrupt, or not a commit)."""
+    objects = Objects(snapshot, gitdir)
     binary = bytes.fromhex(sha)
-    for name in packs:
-        if not name.endswith(".idx"):
-            continue
-        index = snapshot.read(f"{gitdir}/objects/pack/{name}")
-        offset = _offset(index, binary)
-        if offset is not None:
-            assert not isinstance(index, Unreadable)
-            pack = snapshot.read(f"{gitdir}/objects/pack/{name[:-4]}.pack")
-            if isinstance(pack, Unreadable):
-                return Found(None)
-            return Found(_commit_text(pack, index, offset))
-    return None
+    if not objects.exists(binary):
+        return None
+    found = objects.read(binary, MAX_CHAIN)
+    if found is None or found[0] != _COMMIT:
+        return Found(None, objects.unread)
+    return Found(found[1].decode("utf-8", "replace"))
+
+
+class Objects:
+    """One repository's objects as the snapshot shows them: loose, and in its packs (each pack
+    and its index read once, when first needed)."""
+
+    def __init__(self, snapshot: Snapshot, gitdir: str) -> None:
+        self.snapshot = snapshot
+        self.gitdir = gitdir
+        self._packs: list[tuple[str, bytes]] | None = None
+        self._data: dict[str, bytes | None] = {}
+        #: the first file that was there but could not be read (a pack over the size limit)
+        self.unread: str | None = None
+
+    def _read(self, path: str) -> bytes | None:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            if self.unread is None and self.snapshot.exists(path):
+                self.unread = f"{path}: {data.message}"
+            return None
+        return data
+
+    def _loose(self, binary: bytes) -> bytes | None:
+        sha = binary.hex()
+        path = f"{self.gitdir}/objects/{sha[:2]}/{sha[2:]}"
+        return self._read(path) if self.snapshot.exists(path) else None
+
+    def packs(self) -> list[tuple[str, bytes]]:
+        """The version-2 pack indexes: (pack name without extension, index bytes)."""
+        if self._packs is None:
+            self._packs = []
+            listing = self.snapshot.list(f"{self.gitdir}/objects/pack")
+            for name in [] if isinstance(listing, Unreadable) else sorted(listing):
+                if name.endswith(".idx"):
+                    index = self._read(f"{self.gitdir}/objects/pack/{name}")
+                    if index is not None:
+                        self._packs.append((name[:-4], index))
+        return self._packs
+
+    def pack(self, name: str) -> bytes | None:
+        if name not in self._data:
+            self._data[name] = self._read(f"{self.gitdir}/objects/pack/{name}.pack")
+        return self._data[name]
+
+    def exists(self, binary: bytes) -> bool:
+        return self._loose(binary) is not None or any(
+            _offset(index, binary) is not None for _, index in self.packs()
+        )
+
+    def read(self, binary: bytes, chain: int) -> tuple[int, bytes] | None:
+        """The type and bytes of the object ``binary``, wherever it is stored."""
+        loose = self._loose(binary)
+        if loose is not None:
+            try:
+                raw = zlib.decompress(loose)
+            except zlib.error:
+                return None
+            header, _, body = raw.partition(b"\0")
+            kind = _LOOSE_KINDS.get(header.split(b" ", 1)[0])
+            return None if kind is None else (kind, body)
+        for name, index in self.packs():
+            offset = _offset(index, binary)
+            if offset is not None:
+                pack = self.pack(name)
+                return None if pack is None else _object(self, pack, index, offset, chain)
+        return None
+
+
+_LOOSE_KINDS = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 
 
 def _offset(index: bytes | Unreadable, binary: bytes) -> int | None:
@@ -90,16 +148,11 @@ _OFS_DELTA, _REF_DELTA = 6, 7
 MAX_CHAIN = 64  # delta bases followed at most (git's own default depth is 50)
 
 
-def _commit_text(pack: bytes, index: bytes, offset: int) -> str | None:
-    found = _object(pack, index, offset, MAX_CHAIN)
-    if found is None or found[0] != _COMMIT:
-        return None
-    return found[1].decode("utf-8", "replace")
-
-
-def _object(pack: bytes, index: bytes, offset: int, chain: int) -> tuple[int, bytes] | None:
+def _object(
+    objects: Objects, pack: bytes, index: bytes, offset: int, chain: int
+) -> tuple[int, bytes] | None:
     """The type and bytes of the object at ``offset``, its delta chain applied; None for
-    anything malformed or a chain longer than ``chain``."""
+    anything malformed, a base that is nowhere, or a chain longer than ``chain``."""
     if offset >= len(pack) or chain < 0:
         return None
     byte = pack[offset]
@@ -121,13 +174,15 @@ def _object(pack: bytes, index: bytes, offset: int, chain: int) -> tuple[int, by
             distance = ((distance + 1) << 7) | (byte & 0x7F)
         if distance <= 0 or distance > offset:
             return None
-        base = _object(pack, index, offset - distance, chain - 1)
+        base = _object(objects, pack, index, offset - distance, chain - 1)
     elif kind == _REF_DELTA:
-        base_offset = _offset(index, pack[position : position + 20])
+        named = pack[position : position + 20]
+        base_offset = _offset(index, named)
         position += 20
-        if base_offset is None:
-            return None  # a base in another pack (a thin pack): not followed
-        base = _object(pack, index, base_offset, chain - 1)
+        if base_offset is not None:
+            base = _object(objects, pack, index, base_offset, chain - 1)
+        elif chain > 0:  # a base stored loose or in another pack of the repository
+            base = objects.read(named, chain - 1)
     try:
         data = zlib.decompressobj().decompress(pack[position:])
     except zlib.error:

@@ -10,7 +10,10 @@ In a session repository (each session is its own git repository, one commit per 
 - SS206 [33]: a node keeps its file name across commits; a seq is reused only after the file
   that used it was deleted.
 - SS207 [34]: one commit per turn: a ``turn`` commit completes exactly one turn written since the
-  previous one, and no other commit leaves more than the current turn uncommitted.
+  previous one, answered by an llm node, and no other commit leaves more than the current turn
+  uncommitted; runtime turns (``display`` runtime, ``job_followup``, ``merge_turn``) and spawn
+  roots are not user turns. The commit hook, which has no subject yet, judges the part that
+  needs none: no commit brings in two user turns.
 
 In any repository holding a memory workspace: SS210 [54] v2 source archives only grow, legacy
 ones never change.
@@ -57,6 +60,10 @@ class History:
         self.names: dict[str, str] = {}
         #: [34] top-level user nodes since the last turn commit -> whether an llm node answered
         self.pending: dict[str, bool] = {}
+        #: [34] whether the turn in progress is known from its start: the run began at the root
+        #: commit, or a turn commit of the run has passed (before that, a range that starts
+        #: mid-turn may hold a turn commit whose user node came before the range)
+        self.turn_known = False
         # one commit's history/ listings by id and by seq, built once per side and directory
         self._ids: dict[tuple[int, str], dict[str, str]] = {}
         self._seqs: dict[tuple[int, str], dict[int, list[str]]] = {}
@@ -79,13 +86,16 @@ class History:
     def check_commit(self, context: CommitContext) -> list[Finding]:
         self._ids.clear()  # listings belong to one commit's snapshots
         self._seqs.clear()
+        first = self.session_repo is None
+        if first and not context.commit.parents:
+            self.turn_known = True
         if self.session_repo is None:
             self.session_repo = is_session_repo(context)
         fields = context.commit.fields
         found = sources_appended(context)
         if self.session_repo:
             return found + self._session(context, fields)
-        return found + project_commit(context, fields)
+        return found + project_commit(context, fields, first)
 
     # --- session repositories --------------------------------------------------------------------
 
@@ -146,6 +156,7 @@ class History:
                     commit=sha,
                 )
             )
+        known = set(self.pending)
         for change in context.changes:
             if change.status == "D":
                 if change.kind == layout.NODE:  # a rewind: a deleted turn is no longer pending
@@ -172,17 +183,35 @@ class History:
                     )
         if has_message and commit.parents:
             findings.extend(self._turns(sha, TURN.match(subject) is not None))
+        elif not has_message:
+            findings.extend(self._staged_turns(known))
         return findings
 
+    def _staged_turns(self, known: set[str]) -> list[Finding]:
+        """[34] at commit time (no subject yet): whatever the commit is, two user turns brought
+        in by it cannot both be its own one turn, nor the one turn in progress."""
+        new = [nid for nid in self.pending if nid not in known]
+        if len(new) < 2:
+            return []
+        return [
+            ss.TURN_COMMITS.finding(
+                ".",
+                "expected at most one new user turn in a commit (one commit per turn), found "
+                f"{len(new)}: {', '.join(quote(n) for n in new)}",
+                commit=STAGED,
+            )
+        ]
+
     def _pend(self, node: nodes.Node) -> None:
-        """[34] a top-level user node (not ROOT, not a spawn root) starts a turn; a top-level
-        llm node answering one makes it a turn that needs its commit."""
+        """[34] a top-level user node (not ROOT, not a spawn root, not a runtime turn) starts a
+        turn; a top-level llm node answering one makes it a turn that needs its commit."""
         if (
             node.role == "user"
             and node.caller == "ROOT"
             and node.id != "ROOT"
             and node.input_null
             and not node.spawn
+            and not node.runtime
         ):
             self.pending.setdefault(node.id, self.pending.get(node.id, False))
         elif node.role == "llm" and node.caller == "" and node.predecessor in self.pending:
@@ -196,9 +225,20 @@ class History:
         one at a turn commit; at any other commit, at most the current turn is answered."""
         if turn:
             users = len(self.pending)
+            replied = all(self.pending.values())
             self.pending.clear()
+            known, self.turn_known = self.turn_known, True
+            if (users == 1 and replied) or (users == 0 and not known):
+                return []  # (none: its user node may be older than the range)
             if users == 1:
-                return []
+                return [
+                    ss.TURN_COMMITS.finding(
+                        ".",
+                        "expected a turn commit to complete an answered turn (its user node and "
+                        "an llm node replying to it), found the user node without a reply",
+                        commit=sha,
+                    )
+                ]
             return [
                 ss.TURN_COMMITS.finding(
                     ".",
@@ -352,8 +392,8 @@ def sources_appended(context: CommitContext) -> list[Finding]:
     """[54] sources are append-only: a v2 archive's old bytes are a prefix of its new bytes,
     and a legacy (non-``_v2``) archive never changes. Judged from every path the commit changes
     (legacy archives are not claimed), under ``memory/sources/``, or under ``sources/`` of a
-    repository that is a memory workspace itself (``.scriptorium/`` or ``.nativemem/`` at
-    its top, looked up only when such a path changes)."""
+    repository that is a memory workspace itself (see :func:`is_workspace_repo`, asked only
+    when such a path changes)."""
     findings = []
     workspace_repo: bool | None = None
     for change in context.paths:
@@ -364,10 +404,7 @@ def sources_appended(context: CommitContext) -> list[Finding]:
             continue
         if found["workspace"] is None:
             if workspace_repo is None:
-                workspace_repo = any(
-                    side.exists(".scriptorium/workspace-id") or side.is_dir(".nativemem")
-                    for side in (context.after, context.before)
-                )
+                workspace_repo = is_workspace_repo(context)
             if not workspace_repo:
                 continue
         legacy = not ("/" + found["rest"]).rpartition("/")[0].endswith("/_v2")
@@ -377,6 +414,26 @@ def sources_appended(context: CommitContext) -> list[Finding]:
                 ss.SOURCE_REWRITTEN.finding(change.path, message, commit=context.commit.sha)
             )
     return findings
+
+
+MEMORY_IDENTITY = ("OpenProgram Memory", "memory@openprogram.local")
+
+
+def is_workspace_repo(context: CommitContext) -> bool:
+    """Whether the repository is OpenProgram's memory workspace itself (``<state>/memory/``,
+    which OpenProgram makes a git repository of its own): committed by its identity
+    ``OpenProgram Memory <memory@openprogram.local>``, or with the workspace's layout at the top
+    of a tree (``topics/`` beside ``sources/``). Its runtime directories (``.scriptorium/``,
+    ``.nativemem/``) are excluded from its commits by ``.git/info/exclude``, so they are only a
+    sign where someone committed them anyway."""
+    if MEMORY_IDENTITY in _identity(context.commit.fields).values():
+        return True
+    return any(
+        (side.is_dir("topics") and side.is_dir("sources"))
+        or side.exists(".scriptorium/workspace-id")
+        or side.is_dir(".nativemem")
+        for side in (context.after, context.before)
+    )
 
 
 def _rewritten(path: str, status: str, legacy: bool, context: CommitContext) -> str | None:
@@ -401,11 +458,13 @@ def _rewritten(path: str, status: str, legacy: bool, context: CommitContext) -> 
 # --- project repositories ------------------------------------------------------------------------
 
 
-def project_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Finding]:
+def project_commit(
+    context: CommitContext, fields: Mapping[str, str], first: bool = False
+) -> list[Finding]:
     commit = context.commit
     sha = commit.sha
     findings: list[Finding] = []
-    findings.extend(state_committed(context))
+    findings.extend(state_committed(context, first))
     identity = _identity(fields)
     if sha != STAGED and AGENT_IDENTITY in (identity["author"], identity["committer"]):
         subject = commit.subject
@@ -425,14 +484,27 @@ def project_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Fi
     return findings
 
 
-def state_committed(context: CommitContext) -> list[Finding]:
+def state_committed(context: CommitContext, run_start: bool = False) -> list[Finding]:
     """[47] no commit's tree holds a path under .openprogram/: judged from every path the commit
     adds or changes there, claimed or not (a settings.json is no session file, but it is state
     all the same). A path that is only deleted is the cure, not the fault. One finding per
-    commit: the first path and how many more."""
+    commit: the first path and how many more. The first commit of a run (a range that starts
+    after state came in, or the commit being made) has its tree looked at too: what an earlier
+    commit brought in and this one keeps is reported there, once a run."""
     kept = [c for c in context.paths if c.status != "D" and c.path.startswith(".openprogram/")]
     if not kept:
-        return []
+        carried = _state_in_tree(context.after) if run_start else []
+        if not carried:
+            return []
+        more = f" and {len(carried) - 1} more" if len(carried) > 1 else ""
+        return [
+            ss.PROJECT_STATE_COMMITTED.finding(
+                ".openprogram",
+                f"expected no path under .openprogram/ in the project's commits, found this "
+                f"commit's tree still holds {quote(carried[0])}{more}, committed before it",
+                commit=context.commit.sha,
+            )
+        ]
     first = kept[0]
     verb = "adds" if first.status == "A" else "changes"
     more = f" and {len(kept) - 1} more" if len(kept) > 1 else ""
@@ -444,3 +516,15 @@ def state_committed(context: CommitContext) -> list[Finding]:
             commit=context.commit.sha,
         )
     ]
+
+
+def _state_in_tree(tree: Snapshot, directory: str = ".openprogram") -> list[str]:
+    """The files under ``directory`` in a commit's tree (one lookup when there is none)."""
+    listing = tree.list(directory)
+    if isinstance(listing, Unreadable):
+        return []
+    found: list[str] = []
+    for name in listing:
+        path = f"{directory}/{name}"
+        found.extend(_state_in_tree(tree, path) if tree.is_dir(path) else [path])
+    return found

@@ -49,6 +49,7 @@ class Node(NamedTuple):
     text: str  # a user node's output, cut to TEXT_KEPT characters
     marker: object  # metadata.memory_written_scriptorium
     commits: tuple[object, object] | None  # metadata.project_commit, metadata.shadow_git
+    runtime: bool  # a runtime turn (display "runtime", source job_followup or merge_turn)
 
 
 def role_letter(role: str) -> str:
@@ -176,7 +177,11 @@ def _node(path: str, value: dict[str, object]) -> Node:
         (get("project_commit"), get("shadow_git"))
         if "project_commit" in metadata or "shadow_git" in metadata
         else None,
+        get("display") == "runtime" or get("source") in RUNTIME_SOURCES,
     )
+
+
+RUNTIME_SOURCES = ("job_followup", "merge_turn")
 
 
 def _single(

@@ -16,13 +16,16 @@ W = Severity.WARNING
 SESSION_SYMLINK = rule(
     "SS101",
     FAMILY,
-    "session directory is a symlink",
+    "session directory is a symlink or not named by a safe id",
     """[1] SessionStore opens a session only from a real directory named by a safe id: a symlink
     in its place (to another directory, dangling, or leading off the checked tree) is refused, so
     the session cannot be opened, and a second name for one repository would let two writers
-    commit to it as if it were two sessions. (A name with "/" or "\\" or "." or ".." cannot be a
-    path at all: those are refused when the path is read, CC010.)""",
-    hint="move the session's directory to where the symlink is, or drop the symlink",
+    commit to it as if it were two sessions. A name with "\\" is refused too (its files are also
+    CC010: the tool reads no path with "\\"); "/", "." and ".." cannot be a directory's name.
+    A session that is the checked root is judged by the path it was named by: a symlink in a
+    sessions/ directory, or a "\\" in its name.""",
+    hint="move the session's directory to where the symlink is (named by its id), or drop the "
+    "symlink",
 )
 NOT_A_SESSION = rule(
     "SS102",
@@ -565,8 +568,24 @@ PROJECT_COMMIT = rule(
     """[49] An llm node's metadata.project_commit {repo, sha} names an existing commit of the
     project repository whose subject starts with [agent <session id[:8]>] and whose author or
     committer is OpenProgram Agent <agent@openprogram.local>; metadata.shadow_git {repo, before,
-    after} names commits of the shadow repository. Read through the snapshot (loose objects and
-    version-2 pack indexes); a commit stored as a delta is known to exist but not read.""",
+    after} names commits of the shadow repository. Read through the snapshot: loose objects and
+    version-2 pack indexes, a commit stored as a delta rebuilt from its base wherever the
+    repository keeps it (the same pack, another pack, loose); an object that cannot be rebuilt
+    into a commit, or that lies in a file the tool will not read (a pack over
+    limits.max-file-bytes), is reported too.""",
     severity=W,
     hint="the project's history was rewritten after the turn: re-stamp or drop the metadata",
+)
+MARKER_NOT_JUDGED = rule(
+    "SS150",
+    FAMILY,
+    "memory markers not judged: the workspace is not in the checked tree",
+    """[52] A node marked memory_written_scriptorium must have its frame in the memory workspace
+    of the state directory that keeps the session: <state>/memory/ beside <state>/sessions/ for
+    a session of the home root, and for a project-bound session the state directory whose
+    sessions/locations.json lists it there. When no such state directory is inside the checked
+    root (a session repository or a project checked on its own), the frames cannot be looked
+    for: this says so once per session instead of passing in silence.""",
+    severity=W,
+    hint="check the home directory that holds .openprogram/ (with a path-map when it was moved)",
 )

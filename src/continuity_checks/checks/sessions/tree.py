@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
@@ -96,8 +97,9 @@ def _state_dir(path: str) -> str:
 def _name(snapshot: Snapshot, directory: str) -> str:
     if directory:
         return directory.rstrip("/").rpartition("/")[2]
-    root = getattr(snapshot, "root", None)
-    return "" if root is None else str(root).rstrip("/").rpartition("/")[2]
+    name, target = snapshot.root_name()
+    # the checked root named through a symlink: the session's directory is the one it leads to
+    return name if target is None else target.rstrip("/").rpartition("/")[2]
 
 
 class Loaded:
@@ -330,15 +332,18 @@ def check_session(
         if doc is not None and isinstance(doc.value, dict):
             findings.extend(check_meta_nodes(doc, meta_path, by_id, all_nodes))
             stamped = [n for n in all_nodes if n.commits is not None and n.role == "llm"]
-            # a session checked on its own: the repositories it names are outside the root
-            if stamped and (directory or (path_map is not None and path_map.pairs)):
+            # a session checked on its own names repositories outside the root: without a
+            # path-map saying where they are, each is SS133 (not checked), never a silent pass
+            if stamped:
                 local = _session_map(snapshot, directory, doc.value, path_map or PathMap({}))
                 sid = str(doc.value.get("id") or _name(snapshot, directory))
                 findings.extend(loaded.place(check_commit_stamps(snapshot, stamped, sid, local)))
     if snapshot.is_dir(directory + ".git"):
         findings.extend(check_branches(snapshot, directory))
     findings.extend(check_backups(snapshot, directory, by_id))
-    findings.extend(loaded.place(check_markers(snapshot, directory, all_nodes)))
+    findings.extend(
+        loaded.place(check_markers(snapshot, directory, all_nodes, max_depth, path_map))
+    )
     bound = BOUND.match(directory)
     if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
         findings.extend(check_project_gitignore(snapshot, bound["project"]))
@@ -346,12 +351,18 @@ def check_session(
 
 
 def symlinked(snapshot: Snapshot, directory: str) -> Finding | None:
-    """[1] The session directory is a real directory, not a symlink (a directory above it may be
-    one: OpenProgram looks at the session's own directory). The checked root itself is where the
-    user pointed: not judged."""
+    """[1] The session directory is named by a safe id and is a real directory, not a symlink
+    (a directory above it may be one: OpenProgram looks at the session's own directory)."""
     path = directory.rstrip("/")
     if not path:
-        return None
+        return _root_symlinked(snapshot)
+    name = path.rpartition("/")[2]
+    if "\\" in name:
+        return ss.SESSION_SYMLINK.finding(
+            path,
+            f"expected a session directory named by a safe id (no \\), found {quote(name)} "
+            "(OpenProgram does not open it)",
+        )
     real = snapshot.resolve(path)
     if real == path:
         return None  # the common case: no symlink anywhere on the way, one lookup
@@ -370,6 +381,28 @@ def symlinked(snapshot: Snapshot, directory: str) -> Finding | None:
     return ss.SESSION_SYMLINK.finding(
         path, f"expected a session directory, found a symlink to {quote(real or '.')}"
     )
+
+
+def _root_symlinked(snapshot: Snapshot) -> Finding | None:
+    """[1] for a session that is the checked root: its name is a safe id, and it is not a
+    symlink where OpenProgram would open it (in a ``sessions/`` directory). Where it is and what
+    it is are facts of the directory the user named, not of any file in it (a tree of git
+    objects has no directory: not judged there)."""
+    name, target = snapshot.root_name()
+    if "\\" in name:
+        return ss.SESSION_SYMLINK.finding(
+            ".",
+            f"expected a session directory named by a safe id (no \\), found {quote(name)} "
+            "(OpenProgram does not open it)",
+        )
+    parent = str(getattr(snapshot, "root", "")).rstrip("/").rpartition("/")[0]
+    if target is not None and parent.rpartition("/")[2] == "sessions":
+        return ss.SESSION_SYMLINK.finding(
+            ".",
+            f"expected a session directory, found {quote(name)} in {quote(parent)}, a symlink to "
+            f"{quote(target)} (OpenProgram does not open it)",
+        )
+    return None
 
 
 def is_state_dir(snapshot: Snapshot, directory: str) -> bool:
@@ -819,9 +852,15 @@ class Registries:
             self._listed = (directory, self.snapshot.list(directory + "history"))
         return self._listed[1]
 
-    def _latest_user_texts(self, directory: str, count: int) -> list[str] | None:
-        """The outputs of the session's last ``count`` user messages, latest first, in seq order
-        (a file read each); None when a node on the way is broken (its own findings say why)."""
+    def _previews(self, directory: str, flushed_at: float | None) -> list[str] | None:
+        """[39] The previews the index entry may hold, the first the one expected; None when a
+        user node on the way is broken (its own findings say why) or there is no user text.
+
+        Each append of a user node with text sets the entry's preview and ``updated_at`` in
+        memory; the file is flushed 5 s later. ``flushed_at`` None: the entry is flushed, its
+        preview is the latest user text by seq. Otherwise the entry is as it was at
+        ``flushed_at``: its preview is the text of the latest user node created by then, or of
+        the one before (created by then but appended after); none created by then: ""."""
         listing = self._history(directory)
         if isinstance(listing, Unreadable):
             return None
@@ -830,18 +869,29 @@ class Registries:
             match = layout.NODE_NAME.match(name)
             if match is not None and match[2] == "u" and match[3] != "ROOT":
                 users.append((int(match[1]), name))
-        texts: list[str] = []
+        found: list[str] = []
         for _, name in sorted(users, reverse=True):
             data = self.snapshot.read(f"{directory}history/{name}")
             accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
             value = None if accepted is None else accepted[1]
             if not isinstance(value, dict) or not isinstance(value.get("output"), str):
                 return None
-            if value.get("input") is None and value.get("caller") == "ROOT":
-                texts.append(str(value["output"]))
-                if len(texts) == count:
-                    break
-        return texts
+            if not value["output"]:
+                continue  # an append without text leaves the preview as it was
+            created = value.get("created_at")
+            if (
+                not found
+                and flushed_at is not None
+                and isinstance(created, (int, float))
+                and created > flushed_at
+            ):
+                continue  # written after the index was: not in its preview yet
+            found.append(files.preview_of(value["output"]))
+            if flushed_at is None or len(found) == 2:
+                return found
+        if flushed_at is None:
+            return found or None
+        return [*found, ""] if len(found) < 2 else found
 
     def _linked_away(self, directory: str) -> bool:
         """Whether the session directory is a symlink whose target cannot be read here (off the
@@ -928,7 +978,7 @@ class Registries:
                     )
                 preview = entry.get("preview")
                 # flushed: the latest user message; lagging (at most 5 s, else SS129 above): the
-                # latest or the one before, whose append may not be flushed yet ("" before any)
+                # one the entry saw when it was written (see _previews)
                 lagging = (
                     isinstance(mine_u, (int, float))
                     and isinstance(theirs_u, (int, float))
@@ -939,28 +989,29 @@ class Registries:
                     and files.preview_ok(preview)  # else reported on its own by check_file
                     and (mine_u == theirs_u or lagging)
                 ):
-                    wanted = 2 if lagging else 1
-                    latest = self._latest_user_texts(directory, wanted)
-                    if latest:
-                        previews = [files.preview_of(text) for text in latest]
-                        if len(previews) < wanted:
-                            previews.append("")
-                        if preview not in previews:
-                            also = (
-                                f" or, while the index lags, {quote(previews[1])}"
-                                if lagging
-                                else ""
+                    # equal values may both be missing: taken as flushed
+                    flushed_at = (
+                        float(mine_u) if lagging and isinstance(mine_u, (int, float)) else None
+                    )
+                    previews = self._previews(directory, flushed_at)
+                    if previews and preview not in previews:
+                        if lagging:
+                            latest = "the latest user message written by the index's updated_at"
+                            also = "".join(
+                                f" or, appended after it, {quote(p)}" for p in previews[1:]
                             )
-                            self.findings.append(
-                                self._at(
-                                    doc,
-                                    rel,
-                                    ss.PREVIEW,
-                                    f"{pointer}/preview",
-                                    f"expected {quote(previews[0])} (from the latest user "
-                                    f"message){also}, found {quote(preview)}",
-                                )
+                        else:
+                            latest, also = "the latest user message", ""
+                        self.findings.append(
+                            self._at(
+                                doc,
+                                rel,
+                                ss.PREVIEW,
+                                f"{pointer}/preview",
+                                f"expected {quote(previews[0])} (from {latest}){also}, found "
+                                f"{quote(preview)}",
                             )
+                        )
             created, updated = entry.get("created_at"), entry.get("updated_at")
             if entry.get("archived") is True:
                 archived_left += 1
@@ -1196,24 +1247,48 @@ def linked_sessions(snapshot: Snapshot, sessions: str) -> list[str]:
 HOME_SESSION = re.compile(r"^(?P<state>(?:.*/)?)sessions/(?P<sid>[^/]+)/$")
 
 
-def check_markers(snapshot: Snapshot, directory: str, all_nodes: list[Node]) -> list[Finding]:
-    """[52] nodes marked as written to this state directory's memory workspace have a frame.
-    A home-root session's state directory holds it; a project-bound session's is the state
-    directory at the checked root whose locations.json lists the session at this place."""
+def check_markers(
+    snapshot: Snapshot,
+    directory: str,
+    all_nodes: list[Node],
+    max_depth: int = strict_json.DEFAULT_MAX_DEPTH,
+    path_map: PathMap | None = None,
+) -> list[Finding]:
+    """[52] nodes marked as written to their state directory's memory workspace have a frame.
+    A home-root session's state directory holds it; a project-bound session's is any state
+    directory of the checked tree whose locations.json (read through the path-map) lists the
+    session at this place. With none in the tree the frames cannot be looked for: SS150 says
+    so, once for the session."""
     marked = [n for n in all_nodes if isinstance(n.marker, str)]
     if not marked:
         return []
     home = HOME_SESSION.match(directory)
     bound = BOUND.match(directory) if home is None or home["state"] else None
-    if bound is not None and _located_at_root(snapshot, bound["sid"], directory):
-        state, sid = ".openprogram/", bound["sid"]
+    state: str | None = None
+    if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
+        sid = bound["sid"]
+        state = _listing_state(snapshot, sid, directory, max_depth, path_map or PathMap({}))
     elif home is not None:
         state, sid = home["state"], home["sid"]
     else:
-        return []
+        sid = _name(snapshot, directory)
+    if state is None:
+        where = (
+            "the session is the checked root"
+            if not directory
+            else "no state directory of the checked tree lists it in sessions/locations.json"
+        )
+        return [
+            ss.MARKER_NOT_JUDGED.finding(
+                marked[0].path,
+                f"expected the memory workspace of {quote(marked[0].marker)} in the checked tree "
+                f"to look for the frames of {len(marked)} marked node(s), found none: {where}",
+                pointer="/metadata/memory_written_scriptorium",
+            )
+        ]
     data = snapshot.read(state + "memory/.scriptorium/workspace-id")
     if isinstance(data, Unreadable):
-        return []
+        return []  # no scriptorium workspace: no marker names this state directory's memory
     workspace = data.decode("utf-8", "replace").strip()
     archive = f"{state}memory/sources/openprogram/_v2/{url_quote(sid, safe='')}.md"
     content = snapshot.read(archive)
@@ -1237,16 +1312,41 @@ def check_markers(snapshot: Snapshot, directory: str, all_nodes: list[Node]) -> 
     return findings
 
 
-def _located_at_root(snapshot: Snapshot, sid: str, directory: str) -> bool:
-    """Whether the state directory at the checked root lists session ``sid`` at ``directory``
-    (its absolute location ends with this root-relative path)."""
-    if directory.startswith(".openprogram/"):
-        return False  # the root's own sessions are home-root sessions
-    data = snapshot.read(".openprogram/sessions/locations.json")
-    accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
-    locations = accepted[1] if accepted is not None else None
-    location = locations.get(sid) if isinstance(locations, dict) else None
-    return isinstance(location, str) and location.endswith("/" + directory.rstrip("/"))
+# per snapshot: the state directories looked at and the sessions their locations.json place
+# (a few per tree; dropped with the snapshot)
+_STATES: weakref.WeakKeyDictionary[Snapshot, dict[str, dict[str, str | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _listing_state(
+    snapshot: Snapshot, sid: str, directory: str, max_depth: int, path_map: PathMap
+) -> str | None:
+    """The state directory of the checked tree whose locations.json places session ``sid`` at
+    ``directory``: looked for in each directory from the session's project up to the root
+    (``.openprogram/`` and ``.openprogram-<profile>/``), which is where a home directory holds
+    it; None when there is none."""
+    states = _STATES.setdefault(snapshot, {})
+    parts = directory.rstrip("/").split("/")[:-3]  # the project directory's components
+    for depth in range(len(parts), -1, -1):
+        base = "/".join(parts[:depth])
+        base = f"{base}/" if base else ""
+        listing = snapshot.list(base.rstrip("/"))
+        if isinstance(listing, Unreadable):
+            continue
+        for name in sorted(listing):
+            if name != ".openprogram" and not name.startswith(".openprogram-"):
+                continue
+            state = f"{base}{name}/"
+            if state not in states:
+                if not snapshot.exists(state + "sessions/locations.json"):
+                    states[state] = {}
+                else:
+                    registries = Registries(snapshot, state, max_depth, path_map)
+                    states[state] = registries.session_dirs()
+            if states[state].get(sid) == directory:
+                return state
+    return None
 
 
 class Workspace:
@@ -1490,12 +1590,16 @@ def _stamp(
     repo = stamp["repo"]
     resolved = path_map.resolve(repo, snapshot)
     if isinstance(resolved, Unresolved):
+        reason, hint = resolved.reason, None
+        if node.path.startswith("history/") and not path_map.pairs:
+            reason += " (the session is the checked root: the repository is not in it)"
+            hint = "check a directory that holds both the session and the repository"
         return [
             ss.UNRESOLVED_PATH.finding(
                 node.path,
-                f"expected {quote(repo)} to resolve inside the checked root, found that "
-                f"{resolved.reason}",
+                f"expected {quote(repo)} to resolve inside the checked root, found that {reason}",
                 pointer=pointer + "/repo",
+                hint=hint,
             )
         ]
     # a work tree's .git, or a bare repository (the shadow store)
@@ -1514,7 +1618,20 @@ def _stamp(
         found = gitobjects.find_commit(snapshot, gitdir, sha)
         if found is None:
             findings += bad(f"expected commit {sha[:12]} in {quote(repo)}, found none", where)
-        elif found.text is not None and key == "project_commit":
+        elif found.text is None and found.unread is not None:
+            findings += bad(
+                f"expected commit {sha[:12]} in {quote(repo)} to be read, found that a file it "
+                f"needs cannot be read here ({found.unread}): its subject and identity are not "
+                "checked",
+                where,
+            )
+        elif found.text is None:
+            findings += bad(
+                f"expected commit {sha[:12]} in {quote(repo)} to be a commit git can read, found "
+                "an object of that id that is not (corrupt, or another kind of object)",
+                where,
+            )
+        elif key == "project_commit":
             subject, identities = gitobjects.subject_and_identities(found.text)
             prefix = f"[agent {sid[:8]}]"
             if not subject.startswith(prefix):

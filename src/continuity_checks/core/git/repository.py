@@ -400,6 +400,15 @@ class Repository:
 
     # --- what is staged (the commit hook) -------------------------------------------------------
 
+    def count(self, base: Base, head: str) -> int:
+        """How many commits :meth:`walk` gives for the range: one more git process, asked only
+        when a progress display wants the total."""
+        out = self._output(["rev-list", "--count", "--stdin"], stdin=_revs(base, head))
+        text = out.decode("ascii", "replace").strip()
+        if not text.isdigit():
+            raise GitError(f"git rev-list --count gave {text!r}", GIT_HINT)
+        return int(text)
+
     def head(self) -> str | None:
         """The commit ``HEAD`` names, or None on a branch with no commit yet."""
         out = self._output(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)

@@ -1,0 +1,140 @@
+"""``continuity baseline check|verify``: record the findings a repository has today, so that
+``check`` and ``verify`` report only new ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from continuity_checks.cli.common import (
+    BASELINE_FIX,
+    config_option,
+    fail,
+    load_config,
+    progress_line,
+    root_option,
+)
+from continuity_checks.core.config import ConfigError, project_root
+
+if TYPE_CHECKING:
+    from continuity_checks.core.findings import Report
+
+OUTPUT_HELP = "Where to write (default: .continuity-baseline.json at the top of the repository)."
+
+
+@click.group()
+def baseline() -> None:
+    """Write the baseline file: the findings a repository already has.
+
+    `check` and `verify` then hide what it lists and report only new findings. Each subcommand
+    rewrites its own section (file mode, history mode) and keeps the other one: a finding that
+    was fixed drops out on the next write.
+    """
+
+
+def output_option(f: click.decorators.FC) -> click.decorators.FC:
+    return click.option(
+        "--output",
+        "-o",
+        "output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help=OUTPUT_HELP,
+    )(f)
+
+
+@baseline.command("check")
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Processes for a large batch (default: one per CPU from 2,000 files on).",
+)
+@root_option
+@config_option
+@output_option
+def baseline_check(
+    jobs: int | None, root: Path, config_path: Path | None, output: Path | None
+) -> None:
+    """Record what `continuity check --all` finds in the whole repository (every configured
+    family) as the file-mode section of the baseline."""
+    from continuity_checks import engine
+
+    top = project_root(root)
+    config = load_config(top, config_path)
+    progress = progress_line("text", False, "baseline check", "file")
+    try:
+        report = engine.check(top, config, under=("",), jobs=jobs, progress=progress)
+    except ConfigError as exc:
+        raise fail(f"configuration error in {exc}") from None
+    finally:
+        if progress is not None:
+            progress.close()
+    _write(top, output, "check", report, f"{report.files} file{'s' if report.files != 1 else ''}")
+
+
+@baseline.command("verify")
+@click.option(
+    "--range",
+    "revision_range",
+    metavar="BASE..HEAD",
+    default="HEAD",
+    show_default=True,
+    help="Commits whose findings to record: BASE..HEAD, or one revision for all its history.",
+)
+@root_option
+@config_option
+@output_option
+def baseline_verify(
+    revision_range: str, root: Path, config_path: Path | None, output: Path | None
+) -> None:
+    """Record what `continuity verify` finds in a range (default: all of HEAD's history) as the
+    history-mode section of the baseline."""
+    from continuity_checks import engine
+    from continuity_checks.core.git import GitError
+
+    top = project_root(root)
+    config = load_config(top, config_path)
+    progress = progress_line("text", False, "baseline verify", "commit")
+    try:
+        report = engine.verify(
+            root, config, revision_range, config_at_base=config_path is None, progress=progress
+        )
+    except ConfigError as exc:
+        raise fail(f"configuration error in {exc}") from None
+    except GitError as exc:
+        raise fail(exc.message, exc.hint) from None
+    finally:
+        if progress is not None:
+            progress.close()
+    scope = f"{report.commits} commit{'s' if report.commits != 1 else ''}"
+    _write(top, output, "verify", report, scope)
+
+
+def _write(top: Path, output: Path | None, section: str, report: Report, scope: str) -> None:
+    """Replace ``section`` of the baseline file with the findings of ``report``, keeping the
+    other section as it is. An existing file that is not a baseline is left alone (exit 2)."""
+    from continuity_checks.core import baseline as baseline_file
+
+    target = output if output is not None else top / baseline_file.FILE_NAME
+    try:
+        existing = baseline_file.read(target)
+    except baseline_file.BaselineError as exc:
+        raise fail(f"baseline error in {exc}; not overwritten", BASELINE_FIX) from None
+    sections = {
+        name: list(existing.entries(name)) if existing else [] for name in baseline_file.SECTIONS
+    }
+    before = sum(e.count for e in sections[section])
+    sections[section] = list(baseline_file.entries_of(report.distinct()))
+    after = sum(e.count for e in sections[section])
+    try:
+        baseline_file.write(target, sections)
+    except OSError as exc:
+        raise fail(f"cannot write {target}: {exc.strerror or exc}") from None
+    dropped = f", {before} before" if existing is not None else ""
+    click.echo(
+        f"{target}: {section} section: {after} known finding{'s' if after != 1 else ''} "
+        f"in {scope}{dropped}"
+    )
