@@ -1,4 +1,5 @@
-"""Development sessions: ``nox -s lint tests`` (the default), ``slow``, ``release``, ``bench``."""
+"""Development sessions: ``nox -s lint tests`` (the default), ``slow``, ``release``, ``bench``,
+``fuzz``, ``crash``."""
 
 from __future__ import annotations
 
@@ -54,6 +55,27 @@ def bench(session: nox.Session) -> None:
     for script in sorted((ROOT / "benchmarks").glob("bench_*.py")):
         args = session.posargs if script.name == "bench_check.py" else []
         session.run("python", str(script), *args)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """At least 100,000 generated inputs per family (files, configurations, git histories, the
+    real CLI): tracebacks, hangs and silent passes must all be zero (docs/reliability.md).
+    Options go to ``python -m tests.fuzz`` (``-- --per-family 1000`` for a quick run)."""
+    session.install("-e", ".[test]")
+    args = session.posargs or ["--per-family", "100000"]
+    session.run("python", "-m", "tests.fuzz", *args, env={"PYTHONPATH": str(ROOT)})
+
+
+@nox.session
+def crash(session: nox.Session) -> None:
+    """SIGKILL of every writing helper command at each of its write-related system calls
+    (strace fault injection); every file must be its old or new version and ``check --all``
+    must pass after the next operation (docs/reliability.md)."""
+    if shutil.which("strace") is None:
+        session.error("the crash session needs strace (apt-get install strace)")
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "tests.fuzz.crash", *session.posargs, env={"PYTHONPATH": str(ROOT)})
 
 
 # --- release ---------------------------------------------------------------------------------

@@ -153,10 +153,10 @@ def check(
     for directory in under:
         candidates.extend(walk(root, exclude, directory, unlisted))
     for path in paths:
-        if snapshot.is_dir(path) and not any(f.claims(path) for f in families):
-            candidates.extend(walk(root, exclude, path, unlisted))
-        elif exclude.match(path):
+        if exclude.match(path):  # a file or a whole directory: named in the note, not skipped
             excluded.append(path)
+        elif snapshot.is_dir(path) and not any(f.claims(path) for f in families):
+            candidates.extend(walk(root, exclude, path, unlisted))
         else:
             candidates.append(path)
             named.append(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import sys
 from collections.abc import Callable
@@ -189,8 +190,35 @@ def emit(report: Report, fmt: str, *, quiet: bool = False, no_color: bool = Fals
     """Print the report; the exit code: 1 when any error-severity finding, else 0."""
     color = fmt == "text" and use_color(sys.stdout, no_color)
     # click strips escape sequences on a stream it finds is no terminal, unless told otherwise
-    click.echo(render(report, fmt, color=color, quiet=quiet), nl=False, color=color)
+    click.echo(encodable(render(report, fmt, color=color, quiet=quiet)), nl=False, color=color)
     return report.exit_code
+
+
+def encodable(text: str) -> str:
+    """``text`` with what the console cannot encode (a file name on a cp1252 or latin-1
+    console) written as ``\\uXXXX`` escapes (UTF-16, as JSON writes them), so that JSON and
+    SARIF stay valid and read back as the same characters; not a UnicodeEncodeError."""
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return text.encode(encoding, _JSON_ESCAPE).decode(encoding)
+    except LookupError:  # an encoding Python does not know: leave it to the stream
+        pass
+    return text
+
+
+def _json_escapes(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeEncodeError)
+    units = error.object[error.start : error.end].encode("utf-16-be", "surrogatepass")
+    escaped = "".join(
+        f"\\u{int.from_bytes(units[i : i + 2], 'big'):04x}" for i in range(0, len(units), 2)
+    )
+    return escaped, error.end
+
+
+_JSON_ESCAPE = "continuity-json-escape"
+codecs.register_error(_JSON_ESCAPE, _json_escapes)
 
 
 def only(families: tuple[str, ...]) -> tuple[str, ...] | None:

@@ -1,29 +1,34 @@
 """Crash-safe and concurrency-safe file writes for the helper commands of every family.
 
 - :func:`atomic_write` replaces a file so that a reader (or a crash) sees either the old bytes or
-  the new ones, never a mixture: temp file in the same directory, fsync, ``os.replace``, fsync
-  of the directory.
+  the new ones, never a mixture: fsynced temp file, ``os.replace``, fsync of the directory.
 - :func:`exclusive_create` creates a file that must not exist yet, with the same guarantees: the
   complete temp file is hard-linked to the final name, which fails if the name is taken.
 - :func:`rename_no_overwrite` moves a file to a name that must not exist yet (hard link + unlink),
   so an existing target is never replaced, whatever happens between a check and the move.
 - :func:`locked` holds an advisory inter-process lock (``filelock``) with a timeout.
 
-Temp files are named ``.<random>.tmp``: short, whatever the length of the target's name (a temp
-name longer than the final one would fail with "File name too long" where the final name fits),
-in the target's directory (so ``os.replace`` is atomic), removed on every error path; only a
-killed process can leave one behind, and readers ignore them (they do not end in ``.json``). An
-error names the target, never the temp file, which the caller has never heard of.
+Where temp files go (docs/decisions.md, "Temp files"): inside the repository's git directory,
+``<git dir>/continuity-tmp/<lock>/``, when that directory is on the target's filesystem, so that
+a helper killed between the write and the rename leaves nothing ``git add -A`` (or ``check
+--all``) can pick up; beside the target otherwise (outside a repository, another filesystem, a
+rename or link that fails with EXDEV). The holder of a lock removes what a killed holder of the
+same lock left in its directory, never another lock's files. Temp files are named
+``.<random>.tmp``: short, whatever the length of the target's name, removed on every error path.
+An error names the target, never the temp file, which the caller has never heard of.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
+import hashlib
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeAlias
 
@@ -52,6 +57,19 @@ _BINARY = getattr(os, "O_BINARY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
+TEMP_DIR = "continuity-tmp"
+"""The directory, inside the git directory, that holds the helpers' temp files."""
+
+UNLOCKED = "unlocked"
+"""The temp directory of writes made without a lock (see :func:`sweep_temp_files`)."""
+
+STALE_UNLOCKED = 3600.0
+"""Seconds after which an unlocked writer's temp file is taken to be a killed writer's."""
+
+# the lock held by this thread of execution: its writes put their temp files in its directory
+_held: contextvars.ContextVar[str | None] = contextvars.ContextVar("held_lock", default=None)
+
+
 class LockRefused(OSError):
     """The lock path is not a lock file this tool can take safely (a symlink)."""
 
@@ -63,6 +81,95 @@ class LockTimeout(TimeoutError):
 def temp_name() -> str:
     """A temp-file name: ``.<random>.tmp``, 18 characters."""
     return f".{secrets.token_hex(6)}.tmp"
+
+
+def git_dir(start: StrPath) -> Path | None:
+    """The git directory of the repository whose work tree holds ``start`` (``.git``, or the
+    directory a ``.git`` file names, as in a linked worktree); None outside a repository or when
+    ``.git`` is anything else (a symlink is not followed)."""
+    here = Path(os.path.abspath(start))
+    for directory in (here, *here.parents):
+        dot = directory / ".git"
+        try:
+            info = os.lstat(dot)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        if stat.S_ISDIR(info.st_mode):
+            return dot
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        try:
+            with open(dot, "rb") as handle:
+                first = handle.read(4096).split(b"\n", 1)[0].decode("utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        if not first.startswith("gitdir:"):
+            return None
+        named = Path(first[len("gitdir:") :].strip())
+        named = named if named.is_absolute() else directory / named
+        return named if named.is_dir() else None
+    return None
+
+
+def _lock_key(lock_path: StrPath | None) -> str:
+    if lock_path is None:
+        return UNLOCKED
+    real = os.path.realpath(os.path.abspath(lock_path)).encode("utf-8", "surrogateescape")
+    return "lock-" + hashlib.sha256(real).hexdigest()[:16]
+
+
+def _real_dir(path: Path) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def temp_dir(directory: StrPath, lock_path: StrPath | None = None) -> Path | None:
+    """Where temp files for targets in ``directory`` go: ``<git dir>/continuity-tmp/<lock>/``
+    (created), or None when the targets' own directory must hold them (no repository, another
+    filesystem, a directory that cannot be made or is a symlink)."""
+    gitdir = git_dir(directory)
+    if gitdir is None:
+        return None
+    path = gitdir / TEMP_DIR / _lock_key(lock_path)
+    try:
+        for level in (path.parent, path):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(level, 0o700)
+            if not _real_dir(level):  # a symlink planted there could lead anywhere
+                return None
+        if os.stat(path).st_dev != os.stat(directory).st_dev:
+            return None
+    except OSError:
+        return None
+    return path
+
+
+def sweep_temp_files(lock_path: StrPath) -> None:
+    """Remove the temp files a killed holder of ``lock_path`` left in its temp directory, and
+    unlocked writers' temp files older than STALE_UNLOCKED. Call holding the lock."""
+    gitdir = git_dir(Path(os.path.abspath(lock_path)).parent)
+    if gitdir is None:
+        return
+    now = time.time()
+    for key, stale in ((_lock_key(lock_path), 0.0), (UNLOCKED, STALE_UNLOCKED)):
+        directory = gitdir / TEMP_DIR / key
+        if not _real_dir(directory):
+            continue
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            if not (entry.name.startswith(".") and entry.name.endswith(".tmp")):
+                continue
+            with contextlib.suppress(OSError):  # gone already, or cannot be: harmless there
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISREG(info.st_mode) and now - info.st_mtime >= stale:
+                    os.unlink(entry.path)
 
 
 def _about(target: Path, exc: OSError) -> OSError:
@@ -98,11 +205,13 @@ def _unlink_quietly(path: Path) -> None:
         os.unlink(path)
 
 
-def _write_temp(target: Path, data: bytes, create_mode: int, exact_mode: int | None) -> Path:
-    """Write ``data`` to a new, fsynced temp file beside ``target`` and return its path."""
+def _write_temp(
+    target: Path, data: bytes, create_mode: int, exact_mode: int | None, directory: Path
+) -> Path:
+    """Write ``data`` to a new, fsynced temp file in ``directory`` and return its path."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY | _NOFOLLOW
     while True:
-        temp = target.with_name(temp_name())
+        temp = directory / temp_name()
         try:
             fd = os.open(temp, flags, create_mode)
         except FileExistsError:  # pragma: no cover - 48 random bits collided
@@ -140,16 +249,40 @@ def atomic_write(path: StrPath, data: bytes, *, mode: int | None = None) -> None
         with contextlib.suppress(FileNotFoundError):
             exact = stat.S_IMODE(os.stat(target).st_mode)
             create_mode = exact
-    temp = _write_temp(target, data, create_mode, exact)
-    try:
+
+    def replace(temp: Path) -> None:
         os.replace(temp, target)
-    except OSError as exc:
-        _unlink_quietly(temp)
-        raise _about(target, exc) from None
-    except BaseException:
-        _unlink_quietly(temp)
-        raise
+
+    _through_temp(target, data, create_mode, exact, replace)
     fsync_dir(target.parent)
+
+
+def _through_temp(
+    target: Path,
+    data: bytes,
+    create_mode: int,
+    exact: int | None,
+    finish: Callable[[Path], None],
+) -> None:
+    """Write ``data`` to a temp file and ``finish(temp)`` (a rename or a link to ``target``);
+    the temp file is gone afterwards, whatever happened. The temp file goes to the lock's
+    directory in the git directory, and beside ``target`` when that cannot be (EXDEV: a bind
+    mount between the two)."""
+    preferred = temp_dir(target.parent, _held.get())
+    for directory in (preferred, target.parent) if preferred else (target.parent,):
+        temp = _write_temp(target, data, create_mode, exact, directory)
+        try:
+            finish(temp)
+        except OSError as exc:
+            _unlink_quietly(temp)
+            if exc.errno == errno.EXDEV and directory != target.parent:
+                continue
+            raise _about(target, exc) from None
+        except BaseException:
+            _unlink_quietly(temp)
+            raise
+        _unlink_quietly(temp)  # a link leaves the temp name behind; a rename does not
+        return
 
 
 def _link(source: Path, target: Path) -> bool:
@@ -177,13 +310,24 @@ def exclusive_create(path: StrPath, data: bytes, *, mode: int = 0o666) -> None:
     hard links are unavailable the file is created with ``O_CREAT | O_EXCL`` and then written.
     """
     target = Path(path)
-    temp = _write_temp(target, data, mode, None)
-    try:
-        linked = _link(temp, target)
-    except OSError as exc:  # FileExistsError stays a FileExistsError
-        raise _about(target, exc) from None
-    finally:
-        _unlink_quietly(temp)
+    linked = True
+
+    def link(temp: Path) -> None:
+        nonlocal linked
+        try:
+            os.link(temp, target)
+        except FileExistsError:  # stays a FileExistsError, naming the target
+            raise
+        except (AttributeError, NotImplementedError):  # pragma: no cover - no link at all
+            linked = False
+        except OSError as exc:
+            if exc.errno == errno.EXDEV and temp.parent != target.parent:
+                raise  # try again with the temp file beside the target
+            if exc.errno not in _UNSUPPORTED:
+                raise
+            linked = False
+
+    _through_temp(target, data, mode, None, link)
     if not linked:  # pragma: no cover - filesystems without hard links
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY | _NOFOLLOW
         fd = os.open(target, flags, mode)
@@ -243,7 +387,10 @@ def locked(lock_path: StrPath, timeout: float = DEFAULT_LOCK_TIMEOUT) -> Iterato
             f"could not take the lock {os.fspath(lock_path)} within {timeout:g} s; "
             "another writer is holding it"
         ) from None
+    token = _held.set(os.fspath(lock_path))
     try:
+        sweep_temp_files(lock_path)
         yield
     finally:
+        _held.reset(token)
         lock.release()

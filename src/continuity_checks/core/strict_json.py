@@ -58,11 +58,50 @@ def _finite(text: str) -> float:
     return value
 
 
+def _integer(text: str) -> int:
+    """A JSON integer. One beyond the range of a double (309 digits and more) is read by every
+    JavaScript writer as infinity and has no canonical JSON form (RFC 8785): CC006 like 1e400."""
+    value = int(text)
+    if len(text) >= _DOUBLE_DIGITS and float(text) in (_INF, -_INF):
+        raise _NonStandard(text if len(text) <= 24 else f"{text[:20]}… ({len(text)} digits)")
+    return value
+
+
+_DOUBLE_DIGITS = 309  # the fewest digits of an integer beyond the largest double (1.8e308)
+_STRIDE = 300  # < _DOUBLE_DIGITS: a run of 309 digits covers a multiple of it
+_DIGITS = frozenset("0123456789")
+
+
+def _long_digit_run(text: str) -> bool:
+    """Whether ``text`` has a run of at least 309 digits (where an integer beyond a double would
+    be). Looks only at every 300th character and around the digits found there: a regular
+    expression over every position cost as much as the parse itself."""
+    size = len(text)
+    for middle in range(_STRIDE - 1, size, _STRIDE):
+        if text[middle] not in _DIGITS:
+            continue
+        start = middle
+        while start > 0 and middle - start < _DOUBLE_DIGITS and text[start - 1] in _DIGITS:
+            start -= 1
+        end = middle + 1
+        while end < size and end - start < _DOUBLE_DIGITS and text[end] in _DIGITS:
+            end += 1
+        if end - start >= _DOUBLE_DIGITS:
+            return True
+    return False
+
+
 _INF = float("inf")
 _SPACE = " \t\n\r"  # JSON's whitespace
 _decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite)
+# the same with a look at every integer: a Python call per integer, so only for a text that has
+# a run of 309 digits somewhere (most never do)
+_long_int_decoder = json.JSONDecoder(
+    object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_finite, parse_int=_integer
+)
 # the strict decoder's C scanner: one value from an index, with the hooks above
 _scan: Callable[[str, int], tuple[object, int]] = _decoder.scan_once  # type: ignore[attr-defined]
+_scan_long_ints: Callable[[str, int], tuple[object, int]] = _long_int_decoder.scan_once  # type: ignore[attr-defined]
 # the C scanner behind json.loads: one value from an index, no hooks
 _scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -164,8 +203,9 @@ def _strict_value(text: str, max_depth: int) -> object:
     """
     # what json.JSONDecoder.decode does, without its per-call regular expressions
     start = len(text) - len(text.lstrip(_SPACE))
+    long_digits = len(text) >= _DOUBLE_DIGITS and _long_digit_run(text)
     try:
-        value, end = _scan(text, start)
+        value, end = (_scan_long_ints if long_digits else _scan)(text, start)
     except StopIteration as stop:
         raise json.JSONDecodeError("Expecting value", text, stop.value) from None
     if end != len(text) and text[end:].strip(_SPACE):
@@ -219,7 +259,8 @@ def parse(
             pass  # the strict path below says what is wrong, and where
         else:
             compact = encoded == text or (end == len(text) - 1 and encoded + "\n" == text)
-            if compact and text.count("[") + text.count("{") <= max_depth:
+            huge = len(text) >= _DOUBLE_DIGITS and _long_digit_run(text)
+            if compact and not huge and text.count("[") + text.count("{") <= max_depth:
                 return Document(text, value, first_line, True)
     doc = Document(text, None, first_line)
     try:

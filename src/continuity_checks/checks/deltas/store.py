@@ -64,6 +64,10 @@ FROZEN_UPDATE = "frozen conversation delta cannot be updated"
 FROZEN_EXISTS = "frozen conversation delta already exists: {}"
 TAKEN = "conversation delta already exists: {}"
 NO_NAME = "could not allocate a collision-safe conversation filename"
+LEADS_OUTSIDE = (
+    "{} leads outside the root (to {}); the helper writes only inside the root: "
+    "replace the symlink with the directory or file itself; nothing was written"
+)
 UNKNOWN_CURSOR = "cursor does not identify a readable history item"
 BAD_CURSOR_LINE = "cursor line must be an integer"
 NONPOSITIVE_CURSOR_LINE = "cursor line must be positive"
@@ -223,9 +227,26 @@ class DeltaStore:
         Holding it, no other helper is writing: a temp file left in ``changes/`` is what a
         killed writer left, and is removed before anything else happens (``check`` would
         report it as DL112 until then)."""
+        self._refuse_outside(self.base, self.changes_dir)
         with atomic.locked(self.lock_path, self.lock_timeout):
             self._remove_stale_temp_files()
             yield
+
+    def _outside(self, path: Path) -> str | None:
+        """Where ``path`` really leads, when that is outside the root (None: inside, or absent)."""
+        if not os.path.lexists(path):
+            return None
+        real, root = os.path.realpath(path), os.path.realpath(self.root)
+        return None if _inside(Path(real), Path(root)) is not None else real
+
+    def _refuse_outside(self, *paths: Path) -> None:
+        """Refuse, before anything is written, a store whose writes would land outside the root
+        (a symlinked ``.deltalayer/`` or ``changes/``)."""
+        for path in paths:
+            real = self._outside(path)
+            if real is not None:
+                rel = path.relative_to(self.root).as_posix()
+                raise DeltaError(LEADS_OUTSIDE.format(rel, real))
 
     def _remove_stale_temp_files(self) -> None:
         """Remove ``changes/.*.tmp`` (this helper's temp files, and the prototype's
@@ -248,6 +269,7 @@ class DeltaStore:
 
     def init(self) -> list[str]:
         """Create what is missing (§4.1); return the report lines (empty: already initialised)."""
+        self._refuse_init_outside()
         self.base.mkdir(parents=True, exist_ok=True)
         with self.lock():
             return self._init_locked()
@@ -279,6 +301,7 @@ class DeltaStore:
         data = serialise(record)
         base = naming.stem(time.slug(), source)
 
+        self._refuse_init_outside()
         self.base.mkdir(parents=True, exist_ok=True)
         with self.lock():
             self._init_locked()
@@ -386,6 +409,7 @@ class DeltaStore:
 
     def _init_locked(self) -> list[str]:
         """The prototype's three steps and report lines in its order, then the .gitignore line."""
+        self._refuse_init_outside()  # again, holding the lock
         self.changes_dir.mkdir(parents=True, exist_ok=True)
         report: list[str] = []
         if self._create_missing(self.legacy_path, b""):
@@ -399,6 +423,32 @@ class DeltaStore:
         if ignored:
             report.append(ignored)
         return report
+
+    def _refuse_init_outside(self) -> None:
+        """What ``init`` writes stays inside the root: AGENTS.md and .gitignore are written
+        through a symlink, but never to a file outside; refused before anything is created."""
+        self._refuse_outside(self.base, self.changes_dir)
+        if not self._agents_done():
+            self._refuse_outside(self.agents_path)
+        if not self._lock_ignored():
+            self._refuse_outside(self.root / GITIGNORE)
+
+    def _agents_done(self) -> bool:
+        """AGENTS.md needs no write: it carries a marker, or is a dangling name init leaves."""
+        try:
+            current = self.agents_path.read_bytes()
+        except FileNotFoundError:
+            return os.path.lexists(self.agents_path)
+        return any(marker.encode("utf-8") in current for marker in scaffold.MARKERS)
+
+    def _lock_ignored(self) -> bool:
+        """.gitignore needs no write: a line names the lock, or it is a dangling name."""
+        path = self.root / GITIGNORE
+        try:
+            current = path.read_bytes()
+        except FileNotFoundError:
+            return os.path.lexists(path)
+        return any(line.rstrip() in _LOCK_PATTERNS for line in current.split(b"\n"))
 
     def _init_agents(self) -> str | None:
         """Create AGENTS.md or append the section; the report line, or None."""

@@ -61,6 +61,11 @@ class Artifact:
         return f"/artifacts/{self.index}"
 
 
+def _clip(message: str, limit: int = 200) -> str:
+    """A schema message cut to ``limit`` characters (it may quote a huge instance)."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
 def artifacts_of(value: object) -> list[Artifact]:
     """The schema-valid artifacts of a manifest value (the others are reported by the schema)."""
     if not isinstance(value, dict) or not isinstance(value.get("artifacts"), list):
@@ -146,8 +151,10 @@ def schema_findings(path: str, doc: strict_json.Document) -> list[Finding]:
     for error in schemas.validator(SCHEMA).errors(value):
         parts = jp.split(error.pointer)
         found: Any = jp.resolve(value, parts)
-        required = _REQUIRED.search(error.message)
-        extra = _EXTRA.search(error.message)
+        # only the messages these patterns are for: another keyword's message quotes the
+        # instance, and searching a huge one backtracks for seconds
+        required = _REQUIRED.search(error.message) if error.keyword == "required" else None
+        extra = _EXTRA.search(error.message) if error.keyword == "additionalProperties" else None
         if error.keyword == "required" and required:
             key = required[1]
             where = " on a derived artifact" if key in ("derived_from", "derivation") else ""
@@ -161,7 +168,7 @@ def schema_findings(path: str, doc: strict_json.Document) -> list[Finding]:
             if not parts:
                 expected = "expected an object"
             elif field:
-                expected = _EXPECTED.get(field, error.message)
+                expected = _EXPECTED.get(field, _clip(error.message))
             else:
                 expected = "expected an artifact object"
             message = f"{field or 'artifact'}: {expected}, found {show(found)}"

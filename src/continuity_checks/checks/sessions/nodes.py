@@ -241,7 +241,7 @@ def _single(
             )
     status = metadata.get("status")
     if node.role in ("llm", "code") and "status" in metadata:
-        if status not in STATUSES:
+        if not isinstance(status, str) or status not in STATUSES:  # a list or object too
             findings.append(
                 at(
                     ss.NODE_STATUS,

@@ -963,7 +963,8 @@ class Registries:
                 if (
                     isinstance(mine_u, (int, float))
                     and isinstance(theirs_u, (int, float))
-                    and not (theirs_u - 5.0 <= mine_u <= theirs_u)
+                    # an int 5, not 5.0: an integer beyond a double must not be made a float
+                    and not (theirs_u - 5 <= mine_u <= theirs_u)
                 ):
                     self.findings.append(
                         self._at(
@@ -981,7 +982,7 @@ class Registries:
                 lagging = (
                     isinstance(mine_u, (int, float))
                     and isinstance(theirs_u, (int, float))
-                    and theirs_u - 5.0 <= mine_u < theirs_u
+                    and theirs_u - 5 <= mine_u < theirs_u
                 )
                 if (
                     isinstance(preview, str)
