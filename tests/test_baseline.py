@@ -214,9 +214,11 @@ def test_verify_reads_the_baseline_of_the_base(repo: GitRepo, run_json: RunCLI) 
     root = str(repo.path)
     assert main(["baseline", "verify", "--root", root]) == 0
     accepted = repo.commit("accept it", {FILE_NAME: (repo.path / FILE_NAME).read_bytes()})
-    # the base has no baseline: the range's own baseline does not hide its commit
+    # the base has no baseline: the range's own baseline does not hide its commit, and the
+    # commit that added it is shown (CC011)
     code, report = run_json("verify", "--root", root, "--range", "base..HEAD")
-    assert code == 1 and {f["commit"] for f in report["findings"]} == {bad}
+    assert code == 1 and {f["commit"] for f in report["findings"]} == {bad, accepted}
+    assert [f["path"] for f in report["findings"] if f["rule"] == "CC011"] == [FILE_NAME]
     assert report["summary"]["baselined"] is None
     # named on the command line, it is used
     code, report = run_json(
@@ -227,6 +229,41 @@ def test_verify_reads_the_baseline_of_the_base(repo: GitRepo, run_json: RunCLI) 
     repo.commit("more", {"README.md": "y\n"})
     code, report = run_json("verify", "--root", root, "--range", f"{accepted}..HEAD")
     assert (code, report["findings"], report["summary"]["baselined"]) == (0, [], 0)
+
+
+def test_a_range_that_adds_to_the_baseline_is_reported(repo: GitRepo, run_json: RunCLI) -> None:
+    """A pull request that breaks a file and lists the break in the baseline passes `check`
+    (which reads the work tree's baseline, as it reads the work tree's configuration), and no
+    history rule sees a schema error; verify must then show the commit that grew the baseline,
+    as it shows one that changes the configuration (CC011), so that review sees what is hidden.
+    A baseline that only shrinks (fixed findings dropping out) is no news."""
+    repo.commit("adopt", {A: delta(), "SHA256SUMS": sums("gone.txt")})
+    root = str(repo.path)
+    assert main(["baseline", "check", "--root", root]) == 0
+    repo.commit("accept", {FILE_NAME: (repo.path / FILE_NAME).read_bytes()})
+    repo.git("tag", "base")
+    known = len(entries(repo, "check"))
+    # the pull request: a delta whose changes are not a list, and the baseline written again
+    repo.write({A: delta(updated="2026-09-21T16:50:00+08:00").replace("[]", '"done"')})
+    code, report = run_json("check", "--all", "--root", root)
+    assert code == 1 and [f["rule"] for f in report["findings"]] == ["DL105"]
+    assert main(["baseline", "check", "--root", root]) == 0
+    sneaky = repo.commit("tidy", {FILE_NAME: (repo.path / FILE_NAME).read_bytes()}, trailers=[A])
+    code, report = run_json("check", "--all", "--root", root)
+    assert (code, report["findings"], report["summary"]["baselined"]) == (0, [], known + 1)
+    code, report = run_json("verify", "--root", root, "--range", "base..HEAD")
+    assert [(f["rule"], f["path"], f["commit"]) for f in report["findings"]] == [
+        ("CC011", FILE_NAME, sneaky)
+    ]
+    assert "1 more known finding" in report["findings"][0]["message"]
+    # the break fixed, the baseline written again: it only shrinks, nothing to review
+    repo.git("tag", "-f", "base")
+    repo.write({A: delta(updated="2026-09-21T17:00:00+08:00", changes=["done"])})
+    assert main(["baseline", "check", "--root", root]) == 0
+    repo.commit("fix", {FILE_NAME: (repo.path / FILE_NAME).read_bytes()}, trailers=[A])
+    assert len(entries(repo, "check")) == known
+    code, report = run_json("verify", "--root", root, "--range", "base..HEAD")
+    assert (code, report["findings"]) == (0, [])
 
 
 # --- errors -------------------------------------------------------------------------------------

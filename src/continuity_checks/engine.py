@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks import checks
+from continuity_checks.core import baseline as baseline_file
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config, ConfigError
@@ -350,6 +351,9 @@ def _config_changes(
     """CC011 for each configuration file the commit changes in a way that matters."""
     findings = []
     for c in raw_changes:
+        if c.path == baseline_file.FILE_NAME:
+            findings.extend(_baseline_change(repo, c, commit))
+            continue
         if c.path not in config_files.FILES:
             continue
         if c.path == "pyproject.toml":
@@ -376,6 +380,32 @@ def _config_changes(
 
 
 _CHANGE_WORD = {"A": "added", "M": "changed", "D": "deleted"}
+#: The files a range is judged by (its base's), whose change inside the range is CC011.
+_JUDGING_FILES = frozenset((*config_files.FILES, baseline_file.FILE_NAME))
+
+
+def _baseline_change(repo: Repository, change: RawChange, commit: str) -> list[Finding]:
+    """CC011 for a commit that makes the baseline know more findings: ``check`` reads the work
+    tree's baseline, so without this a pull request could break a file and list the break as
+    known, and pass. A baseline that only shrinks (fixed findings dropping out) is no news."""
+    old = repo.read_blob(change.old_blob) if change.old_blob else None
+    new = repo.read_blob(change.new_blob) if change.new_blob else None
+    more = baseline_file.grown(old, new)
+    if more == 0:
+        return []
+    found = (
+        "it changed into a file that is not a baseline"
+        if more is None
+        else f"{more} more known finding{'s' if more != 1 else ''} in this commit"
+    )
+    return [
+        cc.CONFIG_CHANGED.finding(
+            change.path,
+            f"expected the baseline of the base, found {found} (the range is judged by the "
+            "base's; check, which reads the work tree's, now hides them)",
+            commit=commit,
+        )
+    ]
 
 
 def _walk(
@@ -499,7 +529,7 @@ def _walk(
             if progress is not None:
                 progress(report.commits, None)
             for c in raw_changes:
-                if c.path in config_files.FILES:
+                if c.path in _JUDGING_FILES:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
             judge(commit, raw_changes, everyone, findings)

@@ -136,6 +136,29 @@ def entries_of(findings: Iterable[Finding]) -> tuple[Entry, ...]:
     return tuple(sorted(entries, key=lambda e: (e.path, e.rule, e.commit or "", e.fingerprint)))
 
 
+def grown(old: bytes | None, new: bytes | None) -> int | None:
+    """How many more findings the baseline ``new`` knows than ``old`` (both sections; a
+    fingerprint's count that went up counts by the difference): what a commit that rewrote the
+    file would hide from ``check``. None when ``new`` is not a baseline (or too large to read);
+    an ``old`` that is not one counts as empty. A deleted file (``new`` None) hides nothing."""
+    if new is None:
+        return 0
+    try:
+        after = parse(new, FILE_NAME)
+    except BaselineError:
+        return None
+    try:
+        before = parse(old, FILE_NAME) if old is not None else None
+    except BaselineError:
+        before = None
+    more = 0
+    for name in SECTIONS:
+        had = Counter({e.fingerprint: e.count for e in before.entries(name)} if before else {})
+        for entry in after.entries(name):
+            more += max(0, entry.count - had[entry.fingerprint])
+    return more
+
+
 def hide(report: Report, entries: Sequence[Entry]) -> None:
     """Drop from ``report`` the findings ``entries`` know, at most ``count`` per fingerprint
     (a second occurrence of a known finding is new), and count them in ``report.baselined``."""

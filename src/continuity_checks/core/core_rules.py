@@ -95,7 +95,10 @@ CONFIG_CHANGED = rule(
     pyproject.toml. continuity verify judges a range by the configuration at its base, never by
     one the range brings: otherwise a commit could switch off the rule it breaks (DL207 = "off")
     or exclude the file it rewrites. The change is reported so that a reviewer sees it; it takes
-    effect for the ranges that start after it.""",
+    effect for the ranges that start after it. A commit that makes .continuity-baseline.json
+    know more findings is reported the same way: continuity check reads the work tree's
+    baseline, so the findings it adds are hidden there; one that only drops fixed findings is
+    not reported.""",
     severity=Severity.WARNING,
     hint="review the configuration change; it applies once it is part of the base",
 )
