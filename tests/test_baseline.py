@@ -264,6 +264,17 @@ def test_a_range_that_adds_to_the_baseline_is_reported(repo: GitRepo, run_json: 
     assert len(entries(repo, "check")) == known
     code, report = run_json("verify", "--root", root, "--range", "base..HEAD")
     assert (code, report["findings"]) == (0, [])
+    # adopting the history as well grows the baseline (reported); writing it again then adds
+    # only the CC011 entries of those rewrites: no news, or each write would report the last
+    assert main(["baseline", "verify", "--root", root]) == 0
+    history = repo.commit("record history", {FILE_NAME: (repo.path / FILE_NAME).read_bytes()})
+    repo.git("tag", "-f", "base")
+    assert main(["baseline", "verify", "--root", root]) == 0
+    document = json.loads((repo.path / FILE_NAME).read_text(encoding="utf-8"))
+    assert ("CC011", history) in {(e["rule"], e["commit"]) for e in document["verify"]}
+    repo.commit("record again", {FILE_NAME: (repo.path / FILE_NAME).read_bytes()})
+    code, report = run_json("verify", "--root", root, "--range", "base..HEAD")
+    assert (code, report["findings"]) == (0, [])
 
 
 # --- errors -------------------------------------------------------------------------------------

@@ -404,6 +404,8 @@ def _baseline_change(repo: Repository, change: RawChange, commit: str) -> list[F
             f"expected the baseline of the base, found {found} (the range is judged by the "
             "base's; check, which reads the work tree's, now hides them)",
             commit=commit,
+            hint="review what the baseline now hides (`git diff` of the file in this commit): "
+            "a baseline records findings a repository already had, not new ones",
         )
     ]
 
