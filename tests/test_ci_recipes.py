@@ -6,6 +6,7 @@ full clone of a temporary repository (``before_script``, the install, is replace
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.conftest import REPO
-from tests.git_helpers import GitRepo, isolate_git
+from tests.conftest import REPO, RunCLI
+from tests.git_helpers import GitRepo, delta, isolate_git
 from tests.test_packaging import code_blocks
 from tests.test_verify import A0, B0, A, B
 
@@ -103,3 +104,63 @@ def test_the_worst_exit_code_wins(clone: GitRepo, tmp_path: Path) -> None:
     code, log = run_job(clone, tmp_path, {"CI_COMMIT_BEFORE_SHA": before})
     assert code == 2, log
     assert "configuration error" in log
+
+
+# --- a pull request as CI sees it: a test merge commit above the pull request's head --------
+
+
+@pytest.fixture
+def pull_request(clone: GitRepo) -> dict[str, str]:
+    """The feature branch updates two deltas, each commit naming its delta (nothing wrong), and
+    the CI checkout is the test merge of it into main that GitHub (``github.sha``) and a GitLab
+    merged-results pipeline (``CI_COMMIT_SHA``) build, whose message names no delta."""
+    clone.commit("A works", {A: delta(changes=["first"], updated="2026-09-21T16:30:00+08:00")},
+                 trailers=[A])  # fmt: skip
+    clone.commit("B works", {B: delta("2026-09-21T17:00:00+08:00", "2026-09-21T17:30:00+08:00",
+                                      "codex")}, trailers=[B])  # fmt: skip
+    head = clone.head()
+    base = clone.git("rev-parse", "origin/main")
+    clone.git("checkout", "-q", "--detach", base)
+    clone.git("merge", "-q", "--no-ff", "-m", f"Merge {head} into {base}", head)
+    return {"base": base, "head": head, "merge": clone.head()}
+
+
+def test_a_merged_results_pipeline_verifies_the_merge_requests_commits(
+    clone: GitRepo, tmp_path: Path, pull_request: dict[str, str]
+) -> None:
+    """The test merge brings two deltas' changes without trailers (DL202 at the merge): the
+    merge request's own commits are what is verified, not that merge."""
+    mr = {
+        "CI_MERGE_REQUEST_DIFF_BASE_SHA": pull_request["base"],
+        "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": pull_request["head"],
+        "CI_COMMIT_SHA": pull_request["merge"],
+    }
+    code, log = run_job(clone, tmp_path, mr)
+    assert code == 0, log
+    assert "3 commits checked" in log
+
+
+def test_the_pre_commit_recipe_verifies_the_pull_requests_commits(
+    clone: GitRepo, pull_request: dict[str, str], run_json: RunCLI
+) -> None:
+    """The `pre-commit run --hook-stage manual continuity-verify` step of docs/ci.md, its
+    expressions resolved as GitHub resolves them for a pull request: the hook verifies
+    --from-ref..--to-ref, which must be the pull request's commits, not the test merge."""
+    text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    (step,) = [
+        line
+        for lang, body in code_blocks(text)
+        if lang == "yaml" and "continuity-verify" in body and "--to-ref" in body
+        for line in [" ".join(body.split("--from-ref", 1)[1].split())]
+    ]
+    github = {
+        "github.sha": pull_request["merge"],
+        "github.event.pull_request.base.sha": pull_request["base"],
+        "github.event.pull_request.head.sha": pull_request["head"],
+    }
+    resolved = re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda m: github[m[1]], step)
+    from_ref, to_ref = resolved.split(" --to-ref ")
+    code, report = run_json(
+        "verify", "--root", str(clone.path), "--range", f"{from_ref.strip()}..{to_ref.strip()}"
+    )
+    assert (code, report["findings"], report["summary"]["commits"]) == (0, [], 3)
