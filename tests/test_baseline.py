@@ -277,6 +277,23 @@ def test_a_range_that_adds_to_the_baseline_is_reported(repo: GitRepo, run_json: 
     assert (code, report["findings"]) == (0, [])
 
 
+def test_an_entry_labelled_as_a_baseline_cc011_is_counted_unless_it_is_one() -> None:
+    """Only a fingerprint that really is the CC011 of a baseline rewrite is no news: an entry
+    that only claims to be one (its rule and path rewritten by hand) hides whatever its
+    fingerprint is, so it counts."""
+    from continuity_checks.core.baseline import Entry, grown, render
+
+    real = Finding(FILE_NAME, None, None, "CC011", "expected the baseline of the base", commit="c")
+    broken = Finding(A, 1, 1, "DL105", "changes must be an array of strings", pointer="/changes")
+    (recorded,) = entries_of([real])
+    (hidden,) = entries_of([broken])
+    forged = Entry(hidden.fingerprint, "CC011", FILE_NAME, None, "c", 1, recorded.message)
+    empty = render({})
+    assert grown(empty, render({"verify": [recorded]})) == 0
+    assert grown(empty, render({"check": [forged]})) == 1
+    assert grown(empty, render({"check": [hidden]})) == 1
+
+
 # --- errors -------------------------------------------------------------------------------------
 
 
