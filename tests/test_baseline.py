@@ -277,6 +277,27 @@ def test_a_range_that_adds_to_the_baseline_is_reported(repo: GitRepo, run_json: 
     assert (code, report["findings"]) == (0, [])
 
 
+def test_a_baseline_too_large_for_verify_to_read_is_reported(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """check reads a baseline of up to 64 MiB; verify reads blobs up to limits.max-file-bytes.
+    A baseline the range grows past that limit cannot be compared, and is reported, never taken
+    for a deleted one."""
+    repo.commit("adopt", {A: delta(), ".continuity.toml": "[limits]\nmax-file-bytes = 400\n"})
+    repo.git("tag", "base")
+    root = str(repo.path)
+    repo.write({A: delta(updated="2026-09-21T16:50:00+08:00").replace("[]", '"done"')})
+    assert main(["baseline", "check", "--root", root]) == 0
+    assert (repo.path / FILE_NAME).stat().st_size > 400
+    sneaky = repo.commit("tidy", {FILE_NAME: (repo.path / FILE_NAME).read_bytes()}, trailers=[A])
+    code, report = run_json("check", "--all", "--root", root)
+    assert (code, report["findings"]) == (0, [])
+    code, report = run_json("verify", "--root", root, "--range", "base..HEAD")
+    assert ("CC011", FILE_NAME, sneaky) in {
+        (f["rule"], f["path"], f["commit"]) for f in report["findings"]
+    }
+
+
 def test_an_entry_labelled_as_a_baseline_cc011_is_counted_unless_it_is_one() -> None:
     """Only a fingerprint that really is the CC011 of a baseline rewrite is no news: an entry
     that only claims to be one (its rule and path rewritten by hand) hides whatever its

@@ -390,14 +390,17 @@ def _baseline_change(repo: Repository, change: RawChange, commit: str) -> list[F
     known, and pass. A baseline that only shrinks (fixed findings dropping out) is no news."""
     old = repo.read_blob(change.old_blob) if change.old_blob else None
     new = repo.read_blob(change.new_blob) if change.new_blob else None
-    more = baseline_file.grown(old, new)
-    if more == 0:
-        return []
-    found = (
-        "it changed into a file that is not a baseline"
-        if more is None
-        else f"{more} more known finding{'s' if more != 1 else ''} in this commit"
-    )
+    if change.new_blob and new is None:  # over limits.max-file-bytes, not deleted: unknown
+        found = "it changed into a file larger than limits.max-file-bytes, not compared"
+    else:
+        more = baseline_file.grown(old, new)
+        if more == 0:
+            return []
+        found = (
+            "it changed into a file that is not a baseline"
+            if more is None
+            else f"{more} more known finding{'s' if more != 1 else ''} in this commit"
+        )
     return [
         cc.CONFIG_CHANGED.finding(
             change.path,
