@@ -241,14 +241,16 @@ def test_git_processes_of_a_shard(
     sessions family (every family, by default) a later shard also replays the commits before it
     to that family, in a ``git log`` that ends after the first commit in a project repository.
     Every shard here changes a delta created before the range, so each also looks up the
-    creators (DL211) in one more ``git log``, as a whole run does."""
+    creators (DL211) in one more ``git log``, as a whole run does; a shard after the first
+    looks first among the range's commits before it (where the whole run saw them), latest
+    first, in one more ``git log --no-walk``."""
     spy = tmp_path / "spy"
     commands = spied(repo.path, ["--range", "base..HEAD", "--shard", "2/3", "--family",
                                  "deltas"], spy, monkeypatch)  # fmt: skip
     # cat-file starts when the base's configuration is read, before or after rev-list
     assert commands[:1] == ["rev-parse"]
-    assert sorted(commands[1:]) == ["cat-file", "log", "log", "rev-list"]
-    for shard, logs in (("1/3", 2), ("3/3", 3)):
+    assert sorted(commands[1:]) == ["cat-file", "log", "log", "log", "rev-list"]
+    for shard, logs in (("1/3", 2), ("3/3", 4)):
         commands = spied(repo.path, ["--range", "base..HEAD", "--shard", shard], spy, monkeypatch)
         assert commands[:1] == ["rev-parse"], shard
         assert sorted(commands[1:]) == ["cat-file", *["log"] * logs, "rev-list"], shard
@@ -274,3 +276,26 @@ def test_an_owner_created_in_an_earlier_shard(
     assert code == 1
     assert [f["rule"] for f in whole["findings"]] == ["DL211"]
     assert assert_shards_add_up(run_json, r.path, "base..HEAD", (2, 3, 4)) == 4
+
+
+def test_a_shard_does_not_take_a_later_creator_for_an_earlier_one(
+    tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All of history, a delta deleted and created again by someone else: a shard before the
+    second creation judges its changes by the first creator, as the whole run does (the
+    creators of a shard's deltas are looked up in the commits before it, not from the head,
+    which reaches the later shards' commits)."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    monkeypatch.chdir(tmp_path)
+    r = GitRepo(tmp_path / "repo")
+    r.commit("create A", {A: A0}, trailers=[A])
+    r.commit("A works", {A: delta(changes=["first"], updated="2026-09-21T16:30:00+08:00")},
+             trailers=[A])  # fmt: skip
+    r.commit("drop A", delete=[A])  # DL206
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "other@example.invalid")
+    r.commit("create A again", {A: A0}, trailers=[A])
+    r.commit("A works again", {A: delta(changes=["first"], updated="2026-09-21T16:40:00+08:00")},
+             trailers=[A])  # fmt: skip
+    code, whole = run_json("verify", "--root", str(r.path), "--range", "HEAD")
+    assert (code, {f["rule"] for f in whole["findings"]}) == (1, {"DL206"})
+    assert assert_shards_add_up(run_json, r.path, "HEAD", (5, 2, 3)) == 5

@@ -545,9 +545,16 @@ def _walk(
                 too_large.clear()
     # what came before the range (or the shard): the base (every remote-tracking tip of a new
     # branch), or nothing (the range is all of history, so the head); and a shard's earlier
-    # commits, where the whole run would have seen a delta created
-    before = [base] if isinstance(base, str) else list(base or (head,))
-    findings.extend(_finish(repo, chosen, families, [*before, *earlier]))
+    # commits, where the whole run would have seen a delta created. A shard of all of history
+    # has everything before it in ``earlier``: the head would also reach the later shards'
+    # commits, and a delta created again there would pass for the creator of an earlier one
+    if isinstance(base, str):
+        before = [base]
+    elif base or shard is None:
+        before = list(base or (head,))
+    else:
+        before = []
+    findings.extend(_finish(repo, chosen, families, before, earlier))
     report.commit_order = CommitOrder(
         order, len(head) // 2, {f.commit for f in findings if f.commit}
     )
@@ -562,9 +569,13 @@ def _finish(
     chosen: Sequence[Declaration],
     families: Sequence[Family],
     before: Sequence[str],
+    earlier: Sequence[str] = (),
 ) -> list[Finding]:
     """The findings families make after the last commit (``finish_commits``), with where
-    files came from before the run: one ``git log`` per family that asks."""
+    files came from before the run: one ``git log`` per family that asks, and for a shard one
+    more, first, over the range's ``earlier`` commits alone, latest first (the whole run walked
+    them in this order, so the last of them to add a path is where it saw the path created;
+    git's date order from ``before`` would mix them up when commits share a second)."""
     from continuity_checks.core.git import LogRequest
 
     findings: list[Finding] = []
@@ -575,7 +586,12 @@ def _finish(
         request = LogRequest(fields=declaration.fields)
 
         def origins(paths: Iterable[str], request: LogRequest = request) -> dict[str, Commit]:
-            return repo.added_by(before, paths, request)
+            wanted = list(paths)
+            found = repo.added_by(earlier[::-1], wanted, request, walk=False) if earlier else {}
+            rest = [p for p in wanted if p not in found]
+            if rest and before:
+                found.update(repo.added_by(before, rest, request))
+            return found
 
         for commit, finding in finish(origins):
             findings.append(rewrite_hint(finding, commit))

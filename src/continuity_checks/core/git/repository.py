@@ -354,10 +354,16 @@ class Repository:
     # --- where files came from ----------------------------------------------------------------
 
     def added_by(
-        self, revisions: Sequence[str], paths: Iterable[str], request: LogRequest | None = None
+        self,
+        revisions: Sequence[str],
+        paths: Iterable[str],
+        request: LogRequest | None = None,
+        *,
+        walk: bool = True,
     ) -> dict[str, Commit]:
         """For each of ``paths``, the newest commit reachable from ``revisions`` that added it
-        (with the trailers and fields of ``request``): one ``git log`` for all of them. A path
+        (with the trailers and fields of ``request``): one ``git log`` for all of them. Without
+        ``walk``, only the ``revisions`` themselves, the first of them that added it. A path
         that no such commit added is left out; so is a path that cannot be named on git's
         stdin (a line break in it, or bytes that are not UTF-8, which the log shows as
         ``\\xNN``): the caller decides what an unknown origin means."""
@@ -373,9 +379,10 @@ class Repository:
             # written while git's output is unread could block both sides
             stdin.write("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
             stdin.seek(0)
-            process = self._popen(
-                creation_arguments(request), stdin=stdin, stdout=subprocess.PIPE, stderr=stderr
-            )
+            arguments = creation_arguments(request)
+            if not walk:  # these commits, in this order, not their ancestors
+                arguments.insert(arguments.index("log") + 1, "--no-walk=unsorted")
+            process = self._popen(arguments, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr)
             try:
                 assert process.stdout is not None
                 remaining = set(wanted)
