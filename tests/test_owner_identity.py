@@ -315,3 +315,57 @@ def test_an_older_delta_created_on_a_side_branch_belongs_to_its_author(
     as_(CAROL)
     taken = repo.commit("carol edits", {d: delta(started, "2026-09-23T11:00:00+08:00", "dave")})
     assert verify(run_json, repo, "--range", "base..HEAD") == (1, [("DL211", d, taken)])
+
+
+# --- adversarial review (audit of issues 6 and 11) ----------------------------------------------
+
+
+def test_a_frozen_copy_added_beside_the_delta_is_a_change_not_a_creation(
+    repo: GitRepo, run_json: RunCLI, as_: Authors
+) -> None:
+    """Bob adds ``A.frozen.json`` beside Alice's ``A.json`` (no deletion: no freeze) and edits
+    ``A.json`` in the same commit. Taken as a creation, the frozen name made Bob the owner of
+    ``A.json`` and his edit passed verify with no finding at all."""
+    as_(BOB)
+    taken = repo.commit("bob copies and edits A", {A_FROZEN: update(0), A: update(1)})
+    code, findings = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert ("DL211", A, taken) in findings
+    assert ("DL211", A_FROZEN, taken) in findings
+    # in two commits: the copy first, the edit later
+    repo.git("reset", "-q", "--hard", "base")
+    copied = repo.commit("bob copies A", {A_FROZEN: update(0)})
+    edited = repo.commit("bob edits A", {A: update(1)})
+    code, findings = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert {f for f in findings if f[0] == "DL211"} == {
+        ("DL211", A_FROZEN, copied),
+        ("DL211", A, edited),
+    }
+
+
+def test_identities_equal_only_in_unicode_case_folding_are_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI, as_: Authors
+) -> None:
+    """``"ſam".casefold() == "sam"``: an address with a long s (or a Kelvin sign for ``k``) is
+    another address, not the creator's in other case."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "repo")
+    as_("sam@example.invalid")
+    r.commit("sam starts", {A: update(0)})
+    r.git("tag", "base")
+    as_("\u017fam@example.invalid")
+    taken = r.commit("someone else edits A", {A: update(1)})
+    assert verify(run_json, r, "--range", "base..HEAD") == (1, [("DL211", A, taken)])
+    as_("SAM@EXAMPLE.INVALID")  # ASCII case is still no other identity
+    r.git("reset", "-q", "--hard", "base")
+    r.commit("sam edits A", {A: update(1)})
+    assert verify(run_json, r, "--range", "base..HEAD") == (0, [])
+    # owner-allowed is compared the same way
+    allowed = config(r, '[deltas]\nowner-allowed = ["stra\u00dfe@example.invalid"]\n')
+    as_("strasse@example.invalid")
+    strasse = r.commit("another address edits A", {A: update(2)})
+    assert verify(run_json, r, "--range", "base..HEAD", "--config", allowed) == (
+        1,
+        [("DL211", A, strasse)],
+    )

@@ -27,11 +27,15 @@ from continuity_checks.core.family import Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
 
 def normal(identity: str) -> str:
-    """An identity as it is compared: email addresses are not told apart by case in practice
-    (the domain never is), and surrounding blanks are not part of one."""
-    return identity.strip().casefold()
+    """An identity as it is compared: email addresses are not told apart by ASCII case in
+    practice (the domain never is), and surrounding blanks are not part of one. Only ASCII
+    case: ``casefold`` would make other addresses equal (``ſam@…`` and ``sam@…``, a Kelvin
+    sign and ``k``), letting an address that is not the creator's pass as the creator's."""
+    return identity.strip().translate(_ASCII_LOWER)
 
 
 _KEPT = 1024  # identities remembered in their normal form, at most
@@ -91,11 +95,17 @@ class Owners:
             elif status == "A":
                 frozen = naming.is_frozen(path)
                 key = naming.unfrozen_name(path) if frozen else path
-                if not (frozen and path in freezes):
+                if frozen and path in freezes:
+                    created_as = freezes[path].path
+                elif frozen and context.before.exists(key):
+                    # X.frozen.json added beside an X.json the parent has: no new delta, a
+                    # change of X (a copy frozen in place); as a creation it would make its
+                    # author X's owner, and the next edit of X.json would pass
+                    created_as = key
+                else:
                     if not (others and _brought_in(change, others)):
                         self._creators[key] = _Creator(who, recorded, commit.sha)
                     continue
-                created_as = freezes[path].path
                 action = "frozen"
             else:
                 # a frozen file: DL207; a freeze's X.json: judged with the freeze; without
