@@ -369,3 +369,49 @@ def test_identities_equal_only_in_unicode_case_folding_are_two(
         1,
         [("DL211", A, strasse)],
     )
+
+
+def _unrelated(repo: GitRepo, as_: Authors, author: str, files: dict[str, str]) -> str:
+    """A branch ``evil`` with no common history, one commit by ``author`` adding ``files``."""
+    repo.git("checkout", "-q", "--orphan", "evil")
+    repo.git("rm", "-rq", "--cached", ".")
+    repo.git("clean", "-qfdx")
+    as_(author)
+    made = repo.commit("a history of my own", files)
+    repo.git("checkout", "-q", "-f", "main")
+    return made
+
+
+@pytest.mark.parametrize("victim_in_range", [False, True])
+def test_a_merge_bringing_in_another_delta_of_the_same_name(
+    repo: GitRepo, run_json: RunCLI, as_: Authors, victim_in_range: bool
+) -> None:
+    """Bob creates his own ``A.json`` (same name, same identity fields) in an unrelated history
+    and it replaces Alice's through a merge that takes his side. The merge's version was
+    "brought in", and Bob's commit was a creation: no commit was judged as a change of
+    Alice's delta, and verify passed."""
+    rng = "HEAD" if victim_in_range else "base..HEAD"  # HEAD: Alice's creation in the range
+    _unrelated(repo, as_, BOB, {A: update(5)})
+    as_(CAROL)
+    repo.git("merge", "-q", "--allow-unrelated-histories", "-X", "theirs", "-m", "merge", "evil")
+    merge = repo.head()
+    code, findings = verify(run_json, repo, "--range", rng)
+    assert code == 1
+    assert [f for f in findings if f[0] == "DL211"] == [("DL211", A, merge)]
+
+
+@pytest.mark.parametrize("victim_in_range", [False, True])
+def test_a_creation_on_another_line_does_not_make_its_author_the_owner(
+    repo: GitRepo, run_json: RunCLI, as_: Authors, victim_in_range: bool
+) -> None:
+    """Bob adds an ``A.json`` of his own in an unrelated history, merges it with ``-s ours``
+    (no change at all), then edits Alice's ``A.json`` on main: creators kept by path made
+    him its owner."""
+    rng = "HEAD" if victim_in_range else "base..HEAD"  # HEAD: Alice's creation in the range
+    _unrelated(repo, as_, BOB, {A: update(7)})
+    as_(BOB)
+    repo.git("merge", "-q", "--allow-unrelated-histories", "-s", "ours", "-m", "merge", "evil")
+    taken = repo.commit("bob edits A", {A: update(8)})
+    code, findings = verify(run_json, repo, "--range", rng)
+    assert code == 1
+    assert [f for f in findings if f[0] == "DL211"] == [("DL211", A, taken)]
