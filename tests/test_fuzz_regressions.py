@@ -203,3 +203,24 @@ def test_a_cut_never_invents_an_error_above_the_cut_array(monkeypatch: pytest.Mo
     monkeypatch.setattr(validator, "_validator", jsonschema_rs.Draft202012Validator(schema))
     assert validator.errors({"items": list(range(200))}) == []  # the first branch holds
     assert validator.errors({"items": list(range(120))})  # neither branch holds
+
+
+def test_a_duplicate_past_the_cut_is_not_hidden_by_another_error() -> None:
+    """``uniqueItems`` (a project's ``session_ids``) judges the whole array: with a duplicate
+    only past the cut and one other error elsewhere, the cut copy's errors stood and the
+    duplicate was never reported, though the document has two errors, far below the cap."""
+    validator = schemas.Validator("openprogram-projects")
+    ids: list[Any] = [f"s{i}" for i in range(300)]
+    ids[250] = "s1"
+    project = {"id": "default", "name": "n", "path": "/p", "is_default": True,
+               "session_ids": ids, "status": "active", "created_at": "x"}  # fmt: skip
+    found = {(e.pointer, e.keyword) for e in validator.errors({"default": project})}
+    assert ("/default/session_ids", "uniqueItems") in found
+    assert ("/default/created_at", "type") in found
+    ids[250] = 1.5  # no duplicate: the cut copy's errors, the bad item past the cut not among them
+    found = {(e.pointer, e.keyword) for e in validator.errors({"default": project})}
+    assert found == {("/default/created_at", "type")}
+    # 1 and 1.0 are one JSON value; true and 1 are not
+    assert schemas._duplicate_past([1, 2, 1.0], 2)
+    assert not schemas._duplicate_past([True, 2, 1], 2)
+    assert schemas._duplicate_past([{"a": 1, "b": [2]}, 0, {"b": [2.0], "a": 1}], 2)

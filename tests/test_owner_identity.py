@@ -315,3 +315,103 @@ def test_an_older_delta_created_on_a_side_branch_belongs_to_its_author(
     as_(CAROL)
     taken = repo.commit("carol edits", {d: delta(started, "2026-09-23T11:00:00+08:00", "dave")})
     assert verify(run_json, repo, "--range", "base..HEAD") == (1, [("DL211", d, taken)])
+
+
+# --- adversarial review (audit of issues 6 and 11) ----------------------------------------------
+
+
+def test_a_frozen_copy_added_beside_the_delta_is_a_change_not_a_creation(
+    repo: GitRepo, run_json: RunCLI, as_: Authors
+) -> None:
+    """Bob adds ``A.frozen.json`` beside Alice's ``A.json`` (no deletion: no freeze) and edits
+    ``A.json`` in the same commit. Taken as a creation, the frozen name made Bob the owner of
+    ``A.json`` and his edit passed verify with no finding at all."""
+    as_(BOB)
+    taken = repo.commit("bob copies and edits A", {A_FROZEN: update(0), A: update(1)})
+    code, findings = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert ("DL211", A, taken) in findings
+    assert ("DL211", A_FROZEN, taken) in findings
+    # in two commits: the copy first, the edit later
+    repo.git("reset", "-q", "--hard", "base")
+    copied = repo.commit("bob copies A", {A_FROZEN: update(0)})
+    edited = repo.commit("bob edits A", {A: update(1)})
+    code, findings = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert {f for f in findings if f[0] == "DL211"} == {
+        ("DL211", A_FROZEN, copied),
+        ("DL211", A, edited),
+    }
+
+
+def test_identities_equal_only_in_unicode_case_folding_are_two(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI, as_: Authors
+) -> None:
+    """``"ſam".casefold() == "sam"``: an address with a long s (or a Kelvin sign for ``k``) is
+    another address, not the creator's in other case."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "repo")
+    as_("sam@example.invalid")
+    r.commit("sam starts", {A: update(0)})
+    r.git("tag", "base")
+    as_("\u017fam@example.invalid")
+    taken = r.commit("someone else edits A", {A: update(1)})
+    assert verify(run_json, r, "--range", "base..HEAD") == (1, [("DL211", A, taken)])
+    as_("SAM@EXAMPLE.INVALID")  # ASCII case is still no other identity
+    r.git("reset", "-q", "--hard", "base")
+    r.commit("sam edits A", {A: update(1)})
+    assert verify(run_json, r, "--range", "base..HEAD") == (0, [])
+    # owner-allowed is compared the same way
+    allowed = config(r, '[deltas]\nowner-allowed = ["stra\u00dfe@example.invalid"]\n')
+    as_("strasse@example.invalid")
+    strasse = r.commit("another address edits A", {A: update(2)})
+    assert verify(run_json, r, "--range", "base..HEAD", "--config", allowed) == (
+        1,
+        [("DL211", A, strasse)],
+    )
+
+
+def _unrelated(repo: GitRepo, as_: Authors, author: str, files: dict[str, str]) -> str:
+    """A branch ``evil`` with no common history, one commit by ``author`` adding ``files``."""
+    repo.git("checkout", "-q", "--orphan", "evil")
+    repo.git("rm", "-rq", "--cached", ".")
+    repo.git("clean", "-qfdx")
+    as_(author)
+    made = repo.commit("a history of my own", files)
+    repo.git("checkout", "-q", "-f", "main")
+    return made
+
+
+@pytest.mark.parametrize("victim_in_range", [False, True])
+def test_a_merge_bringing_in_another_delta_of_the_same_name(
+    repo: GitRepo, run_json: RunCLI, as_: Authors, victim_in_range: bool
+) -> None:
+    """Bob creates his own ``A.json`` (same name, same identity fields) in an unrelated history
+    and it replaces Alice's through a merge that takes his side. The merge's version was
+    "brought in", and Bob's commit was a creation: no commit was judged as a change of
+    Alice's delta, and verify passed."""
+    rng = "HEAD" if victim_in_range else "base..HEAD"  # HEAD: Alice's creation in the range
+    _unrelated(repo, as_, BOB, {A: update(5)})
+    as_(CAROL)
+    repo.git("merge", "-q", "--allow-unrelated-histories", "-X", "theirs", "-m", "merge", "evil")
+    merge = repo.head()
+    code, findings = verify(run_json, repo, "--range", rng)
+    assert code == 1
+    assert [f for f in findings if f[0] == "DL211"] == [("DL211", A, merge)]
+
+
+@pytest.mark.parametrize("victim_in_range", [False, True])
+def test_a_creation_on_another_line_does_not_make_its_author_the_owner(
+    repo: GitRepo, run_json: RunCLI, as_: Authors, victim_in_range: bool
+) -> None:
+    """Bob adds an ``A.json`` of his own in an unrelated history, merges it with ``-s ours``
+    (no change at all), then edits Alice's ``A.json`` on main: creators kept by path made
+    him its owner."""
+    rng = "HEAD" if victim_in_range else "base..HEAD"  # HEAD: Alice's creation in the range
+    _unrelated(repo, as_, BOB, {A: update(7)})
+    as_(BOB)
+    repo.git("merge", "-q", "--allow-unrelated-histories", "-s", "ours", "-m", "merge", "evil")
+    taken = repo.commit("bob edits A", {A: update(8)})
+    code, findings = verify(run_json, repo, "--range", rng)
+    assert code == 1
+    assert [f for f in findings if f[0] == "DL211"] == [("DL211", A, taken)]

@@ -205,3 +205,33 @@ def test_the_lock_holder_sweeps_its_own_temp_directory_only(repo: GitRepo) -> No
     assert not (mine_dir / ".0123456789ab.tmp").exists()
     assert (other_dir / ".0123456789ab.tmp").exists()  # another lock's writer may be alive
     assert fresh.exists() and not old.exists()  # unlocked: only when stale
+
+
+@POSIX_ONLY
+def test_a_work_tree_whose_git_directory_is_named_by_git_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: Any
+) -> None:
+    """``GIT_DIR`` and ``GIT_WORK_TREE`` (a bare repository checked out elsewhere): no ``.git``
+    above the work tree, and the temp file of a killed ``delta start`` was left in
+    ``changes/``, where ``git add -A`` staged it."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    work, gitdir = tmp_path / "work", tmp_path / "repo.git"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", "--bare", str(gitdir)], check=True)
+    monkeypatch.setenv("GIT_DIR", str(gitdir))
+    monkeypatch.setenv("GIT_WORK_TREE", str(work))
+    from continuity_checks.cli import main
+
+    root = str(work)
+    assert main(["delta", "--root", root, "init"]) == 0
+    killed_at("link", "delta", "--root", root, "start", "--source", "codex", "--started-at", T1)
+    assert list((work / ".deltalayer" / "changes").iterdir()) == []
+    assert len(list((gitdir / atomic.TEMP_DIR).rglob("*.tmp"))) == 1
+    subprocess.run(["git", "add", "-A"], cwd=work, check=True)
+    staged = subprocess.run(
+        ["git", "diff", "--cached", "--name-only"], cwd=work, check=True, capture_output=True
+    ).stdout.decode()
+    assert ".tmp" not in staged and "AGENTS.md" in staged
+    # the next holder of the lock removes it
+    assert main(["delta", "--root", root, "start", "--source", "codex", "--started-at", T2]) == 0
+    assert list((gitdir / atomic.TEMP_DIR).rglob("*.tmp")) == []

@@ -85,8 +85,9 @@ def temp_name() -> str:
 
 def git_dir(start: StrPath) -> Path | None:
     """The git directory of the repository whose work tree holds ``start`` (``.git``, or the
-    directory a ``.git`` file names, as in a linked worktree); None outside a repository or when
-    ``.git`` is anything else (a symlink is not followed)."""
+    directory a ``.git`` file names, as in a linked worktree; ``$GIT_DIR`` when no ``.git`` is
+    found); None outside a repository or when ``.git`` is anything else (a symlink is not
+    followed)."""
     here = Path(os.path.abspath(start))
     for directory in (here, *here.parents):
         dot = directory / ".git"
@@ -110,6 +111,13 @@ def git_dir(start: StrPath) -> Path | None:
         named = Path(first[len("gitdir:") :].strip())
         named = named if named.is_absolute() else directory / named
         return named if named.is_dir() else None
+    # no .git above: a work tree whose git directory is elsewhere (GIT_DIR and GIT_WORK_TREE,
+    # as a bare repository checked out with --work-tree); git add -A there picks up a temp file
+    # beside the target as readily as in any repository
+    env = os.environ.get("GIT_DIR")
+    if env:
+        named = Path(os.path.abspath(env))
+        return named if _real_dir(named) else None
     return None
 
 

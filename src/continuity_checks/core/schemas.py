@@ -57,6 +57,8 @@ class Validator:
 
         self.name = name
         self._validator = jsonschema_rs.Draft202012Validator(load(name), validate_formats=True)
+        #: whether a cut must look for equal items past the cut (see :func:`_cut`)
+        self._unique = '"uniqueItems"' in text(name)
 
     def is_valid(self, instance: object) -> bool:
         return bool(self._validator.is_valid(instance))
@@ -71,11 +73,13 @@ class Validator:
         in items of the cut copy are errors of the document (an item is judged alone). An error
         about a cut array itself (its length, ``contains``, ``uniqueItems``) or about anything
         that holds one (a ``oneOf`` whose branches differ on the array), or a cut copy that
-        passes, sends the whole document to the validator, as before.
+        passes, sends the whole document to the validator, as before; so does, for a schema
+        with ``uniqueItems``, a cut array with an item past the cut equal to another (the cut
+        copy cannot show that duplicate, and an error elsewhere would be reported without it).
         """
         cut_paths: set[tuple[str | int, ...]] = set()
-        cut = _cut(instance, limit + 1, (), cut_paths)
-        if cut_paths:
+        cut = _cut(instance, limit + 1, (), cut_paths, self._unique)
+        if cut_paths and _UNIQUE_MARK not in cut_paths:
             found = self._errors(cut, limit)
             if found and not any(_above_a_cut(e[3], cut_paths) for e in found):
                 return [
@@ -103,7 +107,11 @@ def _above_a_cut(path: list[str | int], cut_paths: set[tuple[str | int, ...]]) -
 
 
 def _cut(
-    value: object, keep: int, path: tuple[str | int, ...], cut_paths: set[tuple[str | int, ...]]
+    value: object,
+    keep: int,
+    path: tuple[str | int, ...],
+    cut_paths: set[tuple[str | int, ...]],
+    unique: bool = False,
 ) -> object:
     """``value`` with every array longer than ``keep`` items cut to its first ``keep``; the paths
     of the cut arrays are added to ``cut_paths``. Shares what needs no cut."""
@@ -111,15 +119,51 @@ def _cut(
         over = len(value) > keep
         if over:
             cut_paths.add(path)
+            if unique and _duplicate_past(value, keep):
+                # ``uniqueItems`` judges the whole array: the cut copy would not show a
+                # duplicate that the items cut away hold, and another error's report would hide it
+                cut_paths.add(_UNIQUE_MARK)
         items = value[:keep] if over else value
-        copied = [_cut(item, keep, (*path, i), cut_paths) for i, item in enumerate(items)]
+        copied = [_cut(item, keep, (*path, i), cut_paths, unique) for i, item in enumerate(items)]
         if over or any(c is not v for c, v in zip(copied, value, strict=False)):
             return copied
         return value
     if isinstance(value, dict):
-        copied_map = {k: _cut(v, keep, (*path, k), cut_paths) for k, v in value.items()}
+        copied_map = {k: _cut(v, keep, (*path, k), cut_paths, unique) for k, v in value.items()}
         return copied_map if any(copied_map[k] is not v for k, v in value.items()) else value
     return value
+
+
+#: in ``cut_paths``: a cut array holds equal items, one of them past the cut (see :func:`_cut`)
+_UNIQUE_MARK: tuple[str | int, ...] = ("", -1, "uniqueItems")
+
+
+def _duplicate_past(items: list[object], keep: int) -> bool:
+    """Whether an item past ``keep`` equals another item (as JSON values: ``1`` is ``1.0``,
+    ``true`` is not ``1``, objects regardless of key order)."""
+    seen: set[object] = set()
+    for index, item in enumerate(items):
+        key = _json_key(item)
+        if key in seen:
+            if index >= keep:
+                return True
+        else:
+            seen.add(key)
+    return False
+
+
+def _json_key(value: object) -> object:
+    if isinstance(value, bool) or value is None:
+        return ("b", value)
+    if isinstance(value, int | float):
+        return ("n", value)
+    if isinstance(value, str):
+        return ("s", value)
+    if isinstance(value, list):
+        return ("l", tuple(_json_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("o", frozenset((k, _json_key(v)) for k, v in value.items()))
+    return ("?", id(value))
 
 
 @cache

@@ -66,7 +66,9 @@ class DeltasFamily:
                 f"expected a list of identities (email addresses), found {allowed!r}",
             )
         #: identities that may change any delta, compared as owners are (see owners.normal)
-        self.owner_allowed = frozenset(a.strip().casefold() for a in allowed)
+        from continuity_checks.checks.deltas.owners import normal
+
+        self.owner_allowed = frozenset(normal(a) for a in allowed)
         self.max_depth = config.max_depth
         self._history: HistoryChecks | None = None  # history mode only, made on first use
 

@@ -27,11 +27,15 @@ from continuity_checks.core.family import Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
 
 def normal(identity: str) -> str:
-    """An identity as it is compared: email addresses are not told apart by case in practice
-    (the domain never is), and surrounding blanks are not part of one."""
-    return identity.strip().casefold()
+    """An identity as it is compared: email addresses are not told apart by ASCII case in
+    practice (the domain never is), and surrounding blanks are not part of one. Only ASCII
+    case: ``casefold`` would make other addresses equal (``ſam@…`` and ``sam@…``, a Kelvin
+    sign and ``k``), letting an address that is not the creator's pass as the creator's."""
+    return identity.strip().translate(_ASCII_LOWER)
 
 
 _KEPT = 1024  # identities remembered in their normal form, at most
@@ -60,8 +64,15 @@ class Owners:
         self.field = field
         self.allowed = allowed
         self.allow_delete = allow_delete
-        #: delta (its X.json path, also for X.frozen.json) -> who created it in this run
-        self._creators: dict[str, _Creator] = {}
+        #: a version of a delta made in this run, (its X.json path, blob id) -> who created the
+        #: delta it is a version of. By version, not by path: two lines of history can hold
+        #: deltas of one name with different creators (a side branch or an unrelated history
+        #: that adds its own X.json), and a creation on one line must not make its author the
+        #: owner of the other line's X.json
+        self._versions: dict[tuple[str, str | None], _Creator] = {}
+        #: the last creator of each path in this run: for a frozen copy added beside X.json,
+        #: whose X.json version is not at hand
+        self._latest: dict[str, _Creator] = {}
         self._unknown: list[_Unknown] = []
         #: recorded identity -> normal(identity): most commits repeat their predecessor's
         self._normal: dict[str, str] = {}
@@ -82,20 +93,32 @@ class Owners:
         findings: list[Finding] = []
         for change in deltas:
             path, status = change.path, change.status
+            old: tuple[str, str | None] | None
             # the common case first: an ordinary delta modified
             if status == "M":
                 if change.old_blob == change.new_blob or naming.is_frozen(path):
                     continue  # a mode change is no edit; a changed frozen file is DL207's
                 key = created_as = path
+                old = (key, change.old_blob)
                 action = "modified"
             elif status == "A":
                 frozen = naming.is_frozen(path)
                 key = naming.unfrozen_name(path) if frozen else path
-                if not (frozen and path in freezes):
+                if frozen and path in freezes:
+                    created_as = freezes[path].path
+                    old = (key, freezes[path].old_blob)
+                elif frozen and context.before.exists(key):
+                    # X.frozen.json added beside an X.json the parent has: no new delta, a
+                    # change of X (a copy frozen in place); as a creation it would make its
+                    # author X's owner, and the next edit of X.json would pass
+                    created_as = key
+                    old = None
+                else:
                     if not (others and _brought_in(change, others)):
-                        self._creators[key] = _Creator(who, recorded, commit.sha)
+                        made = _Creator(who, recorded, commit.sha)
+                        self._versions.setdefault((key, change.new_blob), made)
+                        self._latest[key] = made
                     continue
-                created_as = freezes[path].path
                 action = "frozen"
             else:
                 # a frozen file: DL207; a freeze's X.json: judged with the freeze; without
@@ -103,15 +126,35 @@ class Owners:
                 if not self.allow_delete or naming.is_frozen(path) or _frees(path, freezes):
                     continue
                 key = created_as = path
+                old = (key, change.old_blob)
                 action = "deleted"
-            if who not in self.allowed and not (others and _brought_in(change, others)):
-                creator = self._creators.get(key)
+            creator = self._latest.get(key) if old is None else self._versions.get(old)
+            if others and _brought_in(change, others):
+                # judged where it was made; unless the version brought in belongs to another
+                # delta of that name, created on the side line (an add/add merge, an unrelated
+                # history): then the merge replaces the mainline's delta with it
+                side = self._versions.get((key, change.new_blob)) if status == "M" else None
+                if side is not None and (creator is None or creator.identity != side.identity):
+                    replaced = f"replaced with the delta of that name created in {side.commit[:12]}"
+                    if creator is None:
+                        self._unknown.append(
+                            _Unknown(commit, path, created_as, replaced, side.recorded)
+                        )
+                    else:
+                        findings.append(
+                            _finding(path, replaced, side.recorded, creator, commit.sha)
+                        )
+                continue
+            if who not in self.allowed:
                 if creator is None:
                     self._unknown.append(_Unknown(commit, path, created_as, action, recorded))
                 elif creator.identity != who:
                     findings.append(_finding(path, action, recorded, creator, commit.sha))
             if action == "deleted":
-                self._creators.pop(key, None)
+                self._versions.pop((key, change.old_blob), None)
+                self._latest.pop(key, None)
+            elif action == "modified" and creator is not None:
+                self._versions.setdefault((key, change.new_blob), creator)
         return findings
 
     def finish(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]:
