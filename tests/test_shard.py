@@ -293,7 +293,7 @@ def test_a_shard_does_not_take_a_later_creator_for_an_earlier_one(
              trailers=[A])  # fmt: skip
     r.commit("drop A", delete=[A])  # DL206
     monkeypatch.setenv("GIT_AUTHOR_EMAIL", "other@example.invalid")
-    r.commit("create A again", {A: A0}, trailers=[A])
+    r.commit("create A again", {A: delta(changes=["again"])}, trailers=[A])
     r.commit("A works again", {A: delta(changes=["first"], updated="2026-09-21T16:40:00+08:00")},
              trailers=[A])  # fmt: skip
     code, whole = run_json("verify", "--root", str(r.path), "--range", "HEAD")
