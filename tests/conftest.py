@@ -11,6 +11,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from continuity_checks.cli import main
+from continuity_checks.report import sarif_format
+from tests.sarif_schema import assert_valid_sarif
 
 # No wall-time limits in tests: hypothesis's per-example deadline (200 ms) and its "too slow"
 # health check fail on a loaded machine, not on a wrong result.
@@ -52,3 +54,17 @@ def run_json(capsys: pytest.CaptureFixture[str]) -> RunCLI:
 
 def rules_of(report: dict[str, Any]) -> list[tuple[str, str, int | None]]:
     return [(f["rule"], f["path"], f["line"]) for f in report["findings"]]
+
+
+@pytest.fixture(autouse=True)
+def sarif_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SARIF document a test makes in process is validated against the SARIF 2.1.0
+    schema as it is rendered (tests that run the CLI in a subprocess validate what it wrote)."""
+    render = sarif_format.render
+
+    def validated(*args: Any, **kwargs: Any) -> str:
+        text = render(*args, **kwargs)
+        assert_valid_sarif(text)
+        return text
+
+    monkeypatch.setattr(sarif_format, "render", validated)

@@ -21,6 +21,7 @@ import yaml
 
 from tests.conftest import REPO
 from tests.git_helpers import GitRepo, isolate_git
+from tests.sarif_schema import assert_valid_sarif
 from tests.test_verify import A0, B0, A, B
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
@@ -209,6 +210,7 @@ def test_sarif_goes_to_code_scanning(pull_request: tuple[GitRepo, Path]) -> None
     assert [u["category"] for u in job.uploads] == ["continuity-verify"]
     assert job.uploads[0]["uses"].startswith("github/codeql-action/upload-sarif@")
     sarif = json.loads(Path(job.uploads[0]["sarif_file"]).read_text(encoding="utf-8"))
+    assert_valid_sarif(sarif)  # what the CLI wrote in a subprocess, for code scanning
     assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["DL206"]
     assert "DL206" in job.log and "1 finding(s)" in job.log
 
