@@ -109,6 +109,23 @@ class LogRequest:
         return "tformat:" + "%x00".join(["%H", "%P", *trailers, *fields, "%s"])
 
 
+# every path's bytes (``-z``), full blob ids, and a rename as a deletion and an addition
+_RAW = ("-z", "--raw", "--no-abbrev", "--no-renames")
+
+
+def _plain(request: LogRequest) -> list[str]:
+    """The options that keep user configuration out of the output, the format, and revisions
+    read from stdin."""
+    return [
+        "--no-color",
+        "--no-show-signature",
+        "--no-mailmap",
+        "--encoding=UTF-8",
+        f"--format={request.format()}",
+        "--stdin",
+    ]
+
+
 def log_arguments(request: LogRequest, listed: bool = False) -> list[str]:
     """The ``git log`` command after git's global options; the revisions go to its stdin.
 
@@ -121,23 +138,15 @@ def log_arguments(request: LogRequest, listed: bool = False) -> list[str]:
     """
     return [
         "log",
-        "-z",
-        "--raw",
-        "--no-abbrev",
-        "--no-renames",
+        *_RAW,
         "--diff-merges=first-parent",
         "--root",
         *(["--no-walk=unsorted"] if listed else ["--reverse", "--topo-order"]),
-        "--no-color",
-        "--no-show-signature",
-        "--no-mailmap",
-        "--encoding=UTF-8",
-        f"--format={request.format()}",
-        "--stdin",
+        *_plain(request),
     ]
 
 
-def creation_arguments(request: LogRequest) -> list[str]:
+def creation_arguments(request: LogRequest, listed: bool = False) -> list[str]:
     """The ``git log`` that finds, for paths named on its stdin (after the revisions and a
     ``--`` line), the commits that added them: newest first (git's default order, so that the
     reader can stop at the last path found without git walking all of history first), each
@@ -146,21 +155,15 @@ def creation_arguments(request: LogRequest) -> list[str]:
     commit that made it, not at the merge that brought it in (``--diff-merges=first-parent``
     would show the merge's addition against its first parent, and keep the merge). A merge
     shows no changes, so a file that a merge added itself (neither parent had it) is not
-    found."""
+    found. With ``listed``, only the commits named on stdin, in that order, not their
+    ancestors."""
     return [
         "--literal-pathspecs",  # a path is a path, never a glob or a pathspec magic
         "log",
-        "-z",
-        "--raw",
-        "--no-abbrev",
-        "--no-renames",
+        *(["--no-walk=unsorted"] if listed else []),
+        *_RAW,
         "--diff-filter=A",
-        "--no-color",
-        "--no-show-signature",
-        "--no-mailmap",
-        "--encoding=UTF-8",
-        f"--format={request.format()}",
-        "--stdin",
+        *_plain(request),
     ]
 
 

@@ -331,9 +331,7 @@ class Repository:
                     self.objects.start()  # while git log walks the range
                     yield from self._ahead(_batches(commits, prefetch))
                 if process.wait() != 0:
-                    stderr.seek(0)
-                    message = _first_line(stderr.read().decode("utf-8", "replace"))
-                    raise GitError(f"git log failed: {message}", GIT_HINT)
+                    raise _log_failed(stderr)
             finally:
                 _stop(process)
 
@@ -379,9 +377,7 @@ class Repository:
             # written while git's output is unread could block both sides
             stdin.write("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
             stdin.seek(0)
-            arguments = creation_arguments(request)
-            if not walk:  # these commits, in this order, not their ancestors
-                arguments.insert(arguments.index("log") + 1, "--no-walk=unsorted")
+            arguments = creation_arguments(request, listed=not walk)
             process = self._popen(arguments, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr)
             try:
                 assert process.stdout is not None
@@ -398,9 +394,7 @@ class Repository:
                         process.kill()
                         return found
                 if process.wait() != 0:
-                    stderr.seek(0)
-                    message = _first_line(stderr.read().decode("utf-8", "replace"))
-                    raise GitError(f"git log failed: {message}", GIT_HINT)
+                    raise _log_failed(stderr)
             finally:
                 _stop(process)
         return found
@@ -589,6 +583,13 @@ def _batches(
             batch, blobs = [], []
     if batch:
         yield batch, blobs
+
+
+def _log_failed(stderr: IO[bytes]) -> GitError:
+    """The error of a ``git log`` that exited non-zero: the first line it wrote to stderr."""
+    stderr.seek(0)
+    message = _first_line(stderr.read().decode("utf-8", "replace"))
+    return GitError(f"git log failed: {message}", GIT_HINT)
 
 
 def _first_line(text: str) -> str:
