@@ -1,5 +1,6 @@
 """A few hundred inputs of the fuzz session (``nox -s fuzz`` runs 100,000 per family), and proof
-that its oracles can fail: a checker that stops checking is caught as silent passes."""
+that its oracles can fail: a checker that stops checking is caught as silent passes, one that
+raises as tracebacks, one that never ends as hangs."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from tests.fuzz.families import FAMILIES
 from tests.fuzz.runner import Rates, Task
 
 
-def task(name: str, tmp_path: Path, rates: Rates) -> Task:
+def task(name: str, tmp_path: Path, rates: Rates, timeout: float = 30.0) -> Task:
     return Task(
-        FAMILIES[name], tmp_path / name, CORPUS, seed=7, timeout=30.0, rates=rates,
+        FAMILIES[name], tmp_path / name, CORPUS, seed=7, timeout=timeout, rates=rates,
         failures_dir=None,
     )  # fmt: skip
 
@@ -35,3 +36,29 @@ def test_a_checker_that_stops_checking_is_caught(
     tally = fuzz.run(0, 40)
     assert tally.silent_passes > 10
     assert all(f["kind"] == "silent_passes" for f in tally.failures)
+
+
+def test_a_checker_that_raises_is_counted_as_tracebacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: object, file: object) -> list[object]:
+        raise KeyError("a bug")
+
+    fuzz = task("deltas", tmp_path, Rates(history=0.0, config=0.0, cli=0.0))
+    monkeypatch.setattr(deltas_family.DeltasFamily, "check_file", broken)
+    tally = fuzz.run(0, 5)
+    assert tally.tracebacks == 5 and tally.hangs == 0
+    assert all("KeyError: 'a bug'" in f["detail"] for f in tally.failures)
+
+
+def test_a_checker_that_never_ends_is_counted_as_hangs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def spinning(self: object, file: object) -> list[object]:
+        while True:
+            pass
+
+    fuzz = task("deltas", tmp_path, Rates(history=0.0, config=0.0, cli=0.0), timeout=0.2)
+    monkeypatch.setattr(deltas_family.DeltasFamily, "check_file", spinning)
+    tally = fuzz.run(0, 2)
+    assert tally.hangs == 2 and tally.tracebacks == 0

@@ -19,6 +19,7 @@ the report says it did not check).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -29,6 +30,7 @@ import sys
 import time
 import traceback
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -60,6 +62,10 @@ GIT_ENV = {
 class Hang(BaseException):
     """Raised by SIGPROF: a BaseException, so that no ``except Exception`` of the code under
     test can swallow it."""
+
+
+class Counted(Exception):
+    """An input's hang or traceback, counted by :meth:`Task._guard`: the input ends there."""
 
 
 def _alarm(_signum: int, _frame: FrameType | None) -> None:
@@ -220,6 +226,23 @@ class Task:
             stem.with_suffix(".bin").write_bytes(data)
             stem.with_suffix(".txt").write_text(json.dumps(record, indent=2), encoding="utf-8")
 
+    @contextlib.contextmanager
+    def _guard(
+        self, index: int, what: str, data: bytes | None, expected: tuple[type[Exception], ...] = ()
+    ) -> Iterator[None]:
+        """Counts a hang or a traceback in the body as this input's failure and raises
+        :class:`Counted`; the ``expected`` exceptions pass through to the caller."""
+        try:
+            yield
+        except expected:
+            raise
+        except Hang:
+            self._fail("hangs", index, what, data, f"over {self.timeout} s")
+            raise Counted from None
+        except Exception:
+            self._fail("tracebacks", index, what, data, traceback.format_exc())
+            raise Counted from None
+
     def _timed(self, call: Any, *args: Any) -> Any:
         # CPU time, not wall time: on a loaded machine a wall-clock budget reports the load (a
         # 0.3 s input went over 10 s while other jobs held both CPUs); a loop burns CPU and is
@@ -304,14 +327,11 @@ class Task:
                 self._cli(target, data, invalid, index, what)
                 return
             try:
-                report = self._timed(self._check, target.check)
-                if rng.random() < self.rates.render:
-                    self._timed(render, report, rng.choice(FORMATS))
-            except Hang:
-                self._fail("hangs", index, what, data, f"over {self.timeout} s")
-                return
-            except Exception:
-                self._fail("tracebacks", index, what, data, traceback.format_exc())
+                with self._guard(index, what, data):
+                    report = self._timed(self._check, target.check)
+                    if rng.random() < self.rates.render:
+                        self._timed(render, report, rng.choice(FORMATS))
+            except Counted:
                 return
             self._judge(report, target, invalid, index, what, data)
         finally:
@@ -340,28 +360,20 @@ class Task:
         target = rng.choice(self.family.targets)
         try:
             try:
-                config = self._timed(self._load_config)
-            except ConfigError:
-                return
-            except Hang:
-                self._fail("hangs", index, what, text, f"over {self.timeout} s")
-                return
-            except Exception:
-                self._fail("tracebacks", index, what, text, traceback.format_exc())
+                with self._guard(index, what, text, expected=(ConfigError,)):
+                    config = self._timed(self._load_config)
+            except (ConfigError, Counted):
                 return
             if invalid:
                 self._fail("silent_passes", index, what, text, "an invalid configuration loaded")
                 return
             try:
-                report = self._timed(self._check, target.check, config)
-                self._timed(render, report, rng.choice(FORMATS))
+                with self._guard(index, what, text, expected=(ConfigError,)):
+                    report = self._timed(self._check, target.check, config)
+                    self._timed(render, report, rng.choice(FORMATS))
             except ConfigError:
                 return  # a family's options are checked when the family is built
-            except Hang:
-                self._fail("hangs", index, what, text, f"over {self.timeout} s")
-                return
-            except Exception:
-                self._fail("tracebacks", index, what, text, traceback.format_exc())
+            except Counted:
                 return
             if config.families is not None and self._family_off(config):
                 return  # the family is not selected: nothing claims the file, as asked
@@ -401,16 +413,13 @@ class Task:
         try:
             _git(self.root, "commit", "-q", "-a", "-m", message)
             try:
-                report = self._timed(engine.verify, self.root, self.config, "HEAD~1..HEAD")
-                self._timed(render, report, rng.choice(FORMATS))
+                with self._guard(index, what, data, expected=(GitError,)):
+                    report = self._timed(engine.verify, self.root, self.config, "HEAD~1..HEAD")
+                    self._timed(render, report, rng.choice(FORMATS))
             except GitError as exc:
                 self._fail("tracebacks", index, what, data, f"GitError on a good range: {exc}")
                 return
-            except Hang:
-                self._fail("hangs", index, what, data, f"over {self.timeout} s")
-                return
-            except Exception:
-                self._fail("tracebacks", index, what, data, traceback.format_exc())
+            except Counted:
                 return
             if case and case.rule not in {f.rule for f in report.findings}:
                 found = sorted({f.rule for f in report.findings})
