@@ -272,3 +272,22 @@ def test_a_group_without_its_subcommand_shows_its_help(
 def test_the_bare_command_shows_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys)
     assert code == 2 and "Exit codes: 0 no error" in out and "\n  check " in out
+
+
+def test_paths_and_options_in_any_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_tree(tmp_path, {**BAD_DELTA, "-notes.txt": "x\n"})
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(
+        capsys, "check", ".deltalayer/changes/x.json", "--format", "json", "AGENTS.md"
+    )
+    assert code == 1 and json.loads(out)["summary"]["files"] == 2
+    # after --, a path that begins with a dash is a path
+    code, out, _ = run(capsys, "check", "--", ".deltalayer/changes/x.json", "-notes.txt")
+    assert code == 1 and "not checked, no family claims them: -notes.txt\n" in out
+    assert out.endswith("1 file checked: 2 errors, 0 warnings\n")
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    code, out, _ = run(capsys, "provenance", "add", "a.txt", "--sums", "SUMS", "b.txt")
+    assert code == 0 and (tmp_path / "SUMS").read_text().count("\n") == 2, out

@@ -66,15 +66,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def dispatch(argv: Sequence[str]) -> int:
-    """Run the command ``argv`` names with the rest of ``argv``; its exit code."""
-    parser = _parser()
-    if not argv:
-        parser.print_help()
-        return 2
-    given = parser.parse_args(argv)
-    module, _, function = COMMANDS[given.command].partition(":")
+    """Run the command ``argv`` names with the rest of ``argv``, untouched (a ``--`` in it is
+    the command's); its exit code."""
+    if argv and argv[0] in COMMANDS:
+        name, rest = argv[0], list(argv[1:])
+    else:  # --help, --version, nothing or a mistake: the parser answers (and exits)
+        parser = _parser()
+        if not argv:
+            parser.print_help()
+            return 2
+        given = parser.parse_args(argv)
+        name, rest = given.command, given.arguments
+    module, _, function = COMMANDS[name].partition(":")
     command: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
-    return command(given.arguments)
+    return command(rest)
 
 
 def run() -> NoReturn:

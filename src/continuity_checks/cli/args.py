@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -47,6 +47,31 @@ def add_subcommand(
         aliases=aliases,
     )
     return found
+
+
+def parse(command: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """A command's options and arguments, in any order (``check a --format json b``, as click
+    read them). After ``--`` everything is an argument (a path that begins with ``-``); the
+    arguments must then all come after it: argparse honours ``--`` only when it does not read
+    them intermixed."""
+    if "--" in argv:
+        return command.parse_args(argv)
+    return command.parse_intermixed_args(argv)
+
+
+def parse_group(
+    group: argparse.ArgumentParser,
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    argv: Sequence[str],
+) -> argparse.Namespace:
+    """The arguments of a group's command line (``args.command``: the subcommand, or None).
+    A subcommand's options and arguments are read as :func:`parse` reads them (``add a --sums
+    S b``), by its own parser: argparse cannot read them intermixed through the group."""
+    if argv and argv[0] in commands.choices:
+        args = parse(commands.choices[argv[0]], argv[1:])
+        args.command = argv[0]
+        return args
+    return group.parse_args(argv)
 
 
 def group_usage(parent: argparse.ArgumentParser) -> int:

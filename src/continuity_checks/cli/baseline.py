@@ -14,6 +14,7 @@ from continuity_checks.cli.args import (
     fail,
     file_path,
     group_usage,
+    parse_group,
     parser,
 )
 from continuity_checks.cli.common import (
@@ -74,7 +75,7 @@ def main(argv: Sequence[str]) -> int:
         add_root(each)
         add_config(each)
         _add_output(each)
-    args = group.parse_args(argv)
+    args = parse_group(group, commands, argv)
     if args.command is None:
         return group_usage(group)
     root = args.root or Path(".")

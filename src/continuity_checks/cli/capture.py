@@ -20,6 +20,7 @@ from continuity_checks.cli.args import (
     existing_directory,
     file,
     group_usage,
+    parse_group,
     parser,
     write_bytes,
 )
@@ -111,7 +112,7 @@ def main(argv: Sequence[str]) -> int:
         help="Write the restored document here (canonical JSON; stdout without -o).",
     )
 
-    args = group.parse_args(argv)
+    args = parse_group(group, commands, argv)
     if args.command is None:
         return group_usage(group)
     return _emit(_run(args))

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from continuity_checks.cli.args import at_least, fail, parser
+from continuity_checks.cli.args import at_least, fail, parse, parser
 from continuity_checks.cli.common import (
     add_baseline,
     add_config,
@@ -70,7 +70,7 @@ def main(argv: Sequence[str]) -> int:
     add_format(command)
     add_baseline(command)
     add_terminal(command)
-    args = command.parse_args(argv)
+    args = parse(command, argv)
     return check(
         args.paths,
         all_files=args.all_files,

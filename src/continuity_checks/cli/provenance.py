@@ -6,7 +6,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from continuity_checks.cli.args import add_subcommand, add_subcommands, file, group_usage, parser
+from continuity_checks.cli.args import (
+    add_subcommand,
+    add_subcommands,
+    file,
+    group_usage,
+    parse_group,
+    parser,
+)
 from continuity_checks.cli.common import add_config, add_root, load_config
 
 ADD_DESCRIPTION = """\
@@ -31,7 +38,7 @@ def main(argv: Sequence[str]) -> int:
     )
     add_root(add)
     add_config(add)
-    args = group.parse_args(argv)
+    args = parse_group(group, commands, argv)
     if args.command is None:
         return group_usage(group)
     return add_files(args.files, args.sums_file, args.root or Path("."), args.config_path)

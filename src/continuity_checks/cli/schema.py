@@ -12,6 +12,7 @@ from continuity_checks.cli.args import (
     directory_path,
     fail,
     group_usage,
+    parse_group,
     parser,
 )
 from continuity_checks.core import schemas
@@ -27,7 +28,7 @@ def main(argv: Sequence[str]) -> int:
         commands, "export", "Write every schema as DIRECTORY/<name>.schema.json."
     )
     export.add_argument("directory", metavar="DIRECTORY", type=directory_path)
-    args = group.parse_args(argv)
+    args = parse_group(group, commands, argv)
     if args.command == "list":
         for name in schemas.names():
             loaded = schemas.load(name)

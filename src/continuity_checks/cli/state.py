@@ -12,6 +12,7 @@ from continuity_checks.cli.args import (
     fail,
     file_path,
     group_usage,
+    parse_group,
     parser,
     write_bytes,
 )
@@ -46,7 +47,7 @@ def main(argv: Sequence[str]) -> int:
     project.add_argument(
         "--json", dest="body_only", action="store_true", help="Print only the projection JSON."
     )
-    args = group.parse_args(argv)
+    args = parse_group(group, commands, argv)
     if args.command == "hash":
         return _hash(args.file)
     if args.command == "project":
