@@ -73,8 +73,13 @@ def dispatch(argv: Sequence[str]) -> int:
     else:  # --help, --version, nothing or a mistake: the parser answers (and exits)
         parser = _parser()
         if not argv:
-            parser.print_help()
+            parser.print_help(sys.stderr)  # as click did: nothing was done (exit 2)
             return 2
+        for word in argv:  # an option before the command is named, as click named it
+            if word in COMMANDS or not word.startswith("-"):
+                break
+            if word.split("=", 1)[0] not in ("-h", "--help", "--version", "--"):
+                parser.error(f"unrecognized arguments: {word}")
         given = parser.parse_args(argv)
         name, rest = given.command, given.arguments
     module, _, function = COMMANDS[name].partition(":")

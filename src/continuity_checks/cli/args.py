@@ -50,13 +50,81 @@ def add_subcommand(
 
 
 def parse(command: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
-    """A command's options and arguments, in any order (``check a --format json b``, as click
-    read them). After ``--`` everything is an argument (a path that begins with ``-``); the
-    arguments must then all come after it: argparse honours ``--`` only when it does not read
-    them intermixed."""
-    if "--" in argv:
-        return command.parse_args(argv)
-    return command.parse_intermixed_args(argv)
+    """A command's options and arguments, read as click read them: in any order (``check a
+    --format json b``); an option that takes a value takes the next word whatever it is
+    (``--sums -S``, ``--stdin-filename -x.json``, ``--change --``); ``-h``/``--help`` anywhere
+    shows the help before any value is checked; an unknown option is named; after ``--`` every
+    word is an argument (a path that begins with ``-``), wherever the others are."""
+    words = _with_values(command, argv)
+    end = words.index("--") if "--" in words else len(words)
+    options, arguments = [], []
+    for word in words[:end]:
+        if word in ("-h", "--help"):
+            command.print_help()
+            raise SystemExit(0)
+        if word.startswith("-") and word != "-":
+            _known_option(command, word)
+            options.append(word)
+        else:
+            arguments.append(word)
+    arguments += [DASHES if word == "--" else word for word in words[end + 1 :]]
+    # the options, then the arguments (argparse need not read them intermixed); after one --
+    # when one begins with -, the one form in which argparse reads such an argument
+    if any(word.startswith("-") for word in arguments):
+        arguments.insert(0, "--")
+    return with_dashes(command.parse_args(options + arguments))
+
+
+#: ``--`` as a value (``--change --``), which argparse would drop: it is this until parsed
+DASHES = "\0--"
+
+
+def with_dashes(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with each :data:`DASHES` a ``--`` again."""
+    for name, value in vars(args).items():
+        if value == DASHES:
+            setattr(args, name, "--")
+        elif isinstance(value, list):
+            setattr(args, name, ["--" if item == DASHES else item for item in value])
+    return args
+
+
+def _with_values(command: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+    """``argv`` with each option that takes a value joined with the next word (``--sums=-S``),
+    so that argparse takes that word as the value even when it begins with ``-``; up to the
+    first ``--`` that is no value."""
+    takes_value = {
+        name: action
+        for action in command._actions
+        for name in action.option_strings
+        if action.nargs is None
+    }
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if word == "--":
+            return [*out, word, *argv[i:]]
+        action = takes_value.get(word)
+        if action is None:
+            out.append(word)
+            continue
+        if i == len(argv):  # said here: moved before the arguments, it would take one of them
+            command.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+        value = DASHES if argv[i] == "--" else argv[i]
+        long = [name for name in action.option_strings if name.startswith("--")]
+        out.append(f"{long[0]}={value}" if long else word + value)
+        i += 1
+    return out
+
+
+def _known_option(command: argparse.ArgumentParser, word: str) -> None:
+    """Refuse, naming it, a word that looks like an option and is none of ``command``'s (which
+    argparse would rather report as a missing argument)."""
+    name = word.split("=", 1)[0] if word.startswith("--") else word[:2]
+    if name not in command._option_string_actions:
+        command.error(f"unrecognized arguments: {word}")
 
 
 def parse_group(
@@ -66,17 +134,28 @@ def parse_group(
 ) -> argparse.Namespace:
     """The arguments of a group's command line (``args.command``: the subcommand, or None).
     A subcommand's options and arguments are read as :func:`parse` reads them (``add a --sums
-    S b``), by its own parser: argparse cannot read them intermixed through the group."""
-    if argv and argv[0] in commands.choices:
-        args = parse(commands.choices[argv[0]], argv[1:])
-        args.command = argv[0]
+    S b``), by its own parser: argparse cannot read them intermixed through the group. A ``--``
+    before the subcommand's name is passed over, as click did."""
+    words = list(argv)
+    for i, word in enumerate(words):
+        if word == "--" and i + 1 < len(words) and words[i + 1] in commands.choices:
+            del words[i]
+            break
+        if word in commands.choices or not word.startswith("-"):
+            break
+        if word not in ("-h", "--help"):
+            group.error(f"unrecognized arguments: {word}")
+    if words and words[0] in commands.choices:
+        args = parse(commands.choices[words[0]], words[1:])
+        args.command = words[0]
         return args
-    return group.parse_args(argv)
+    return group.parse_args(words)
 
 
 def group_usage(parent: argparse.ArgumentParser) -> int:
-    """A group run without a subcommand: its help, and exit 2 (nothing was done)."""
-    parent.print_help()
+    """A group run without a subcommand: its help on standard error (as click printed it), and
+    exit 2 (nothing was done)."""
+    parent.print_help(sys.stderr)
     return 2
 
 

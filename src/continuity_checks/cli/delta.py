@@ -14,10 +14,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from continuity_checks.cli.args import (
+    DASHES,
     add_subcommand,
     add_subcommands,
     group_usage,
     parser,
+    with_dashes,
     write_bytes,
 )
 
@@ -108,7 +110,7 @@ def main(argv: Sequence[str]) -> int:
     )
     for each in (recent, older, rebuild):
         each.add_argument("--limit", type=int, default=5, help=LIMIT_HELP)
-    args = group.parse_args(_text_values(argv, group))
+    args = with_dashes(group.parse_args(_text_values(argv, group)))
     operations: dict[str, Callable[[DeltaStore], object]] = {
         "init": lambda store: "\n".join(store.init()) or "already initialized",
         "start": lambda store: store.start(
@@ -132,12 +134,13 @@ def main(argv: Sequence[str]) -> int:
 
 def _text_values(argv: Sequence[str], group: argparse.ArgumentParser) -> list[str]:
     """``argv`` with each free-text option and its value joined (``--change=-x``), so that
-    argparse keeps a value that begins with ``-`` (``--change -x``, ``--source -bot``), which
-    it would take for an option.
+    argparse keeps a value that begins with ``-`` (``--change -x``, ``--source -bot``,
+    ``--root -dir``, ``--change --``), which it would take for an option; a ``--`` before the
+    command's name passed over, and one that ends the line dropped, as click did.
 
-    A value that is exactly one of the command's option names (``--source --change``) means a
-    value was forgotten: a usage error, as argparse would have it, before anything is written
-    (docs/delta-helper.md).
+    A value that is exactly one of the command's option names (``--source --change``, or
+    ``--source=--change``) means a value was forgotten: a usage error, as argparse would have
+    it, before anything is written (docs/delta-helper.md).
     """
     out: list[str] = []
     command: str | None = None
@@ -146,32 +149,44 @@ def _text_values(argv: Sequence[str], group: argparse.ArgumentParser) -> list[st
         word = argv[i]
         i += 1
         if command is None:
-            out.append(word)
-            if word == "--root":  # the group's one option with a value
-                out += argv[i : i + 1]
+            if word == "--root" and i < len(argv):  # the group's one option with a value
+                out.append(f"--root={_value(argv[i])}")
                 i += 1
-            elif not word.startswith("-"):
-                command = word
+            elif word == "--" and i < len(argv) and not argv[i].startswith("-"):
+                continue
+            else:
+                out.append(word)
+                if not word.startswith("-"):
+                    command = word
             continue
-        if word in TEXT_OPTIONS.get(command, ()) and i < len(argv):
-            value = argv[i]
+        name, equals, given = word.partition("=")
+        if name in TEXT_OPTIONS.get(command, ()) and (equals or i < len(argv)):
+            if not equals:
+                given = argv[i]
+                i += 1
             names = {
                 "-h",
                 "--help",
                 *TEXT_OPTIONS.get(command, ()),
                 *OTHER_OPTIONS.get(command, ()),
             }
-            if value in names:
+            if given in names:
                 group.exit(
                     2,
-                    f"{group.prog} {command}: error: argument {word}: {value!r} is an option name, "
-                    f"not a value: give {word} a value first\n",
+                    f"{group.prog} {command}: error: argument {name}: {given!r} is an option name, "
+                    f"not a value: give {name} a value first\n",
                 )
-            out.append(f"{word}={value}")
-            i += 1
+            out.append(f"{name}={_value(given)}")
+        elif word == "--" and i == len(argv):
+            continue
         else:
             out.append(word)
     return out
+
+
+def _value(word: str) -> str:
+    """An option's value as argparse is to read it (``--``, which it would drop, in disguise)."""
+    return DASHES if word == "--" else word
 
 
 def _emit(text: str, *, err: bool = False) -> None:

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from continuity_checks.checks import all_rules, names
-from continuity_checks.cli.args import fail, parser
+from continuity_checks.cli.args import fail, parse, parser
 from continuity_checks.core.rules import Rule
 
 
@@ -49,7 +49,7 @@ def main(argv: Sequence[str]) -> int:
     command.add_argument(
         "--markdown", dest="as_markdown", action="store_true", help="Print the documentation page."
     )
-    args = command.parse_args(argv)
+    args = parse(command, argv)
     selected = [r for r in all_rules() if args.family is None or r.family == args.family]
     if args.as_markdown:
         sys.stdout.write(markdown(selected))
@@ -63,7 +63,7 @@ def explain(argv: Sequence[str]) -> int:
     """``continuity explain RULE``."""
     command = parser("explain", "Explain one rule: what it checks, why, and what to do.")
     command.add_argument("rule_id", metavar="RULE_ID")
-    rule_id: str = command.parse_args(argv).rule_id
+    rule_id: str = parse(command, argv).rule_id
     by_id = {r.id: r for r in all_rules()}
     found = by_id.get(rule_id.upper())
     if found is None:

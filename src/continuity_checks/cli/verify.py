@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from continuity_checks.cli.args import fail, parser
+from continuity_checks.cli.args import fail, parse, parser
 from continuity_checks.cli.common import (
     BASELINE_FIX,
     add_baseline,
@@ -72,7 +72,7 @@ def main(argv: Sequence[str]) -> int:
     add_format(command)
     add_baseline(command)
     add_terminal(command)
-    args = command.parse_args(argv)
+    args = parse(command, argv)
     return verify(
         args.revision_range,
         args.shard_spec,
