@@ -86,5 +86,6 @@ def test_unknown_options_are_named_and_help_comes_first(tmp_path: Path) -> None:
     ]:
         code, out, err = cli(tmp_path, *args)
         assert (code, out) == (2, "") and f"unrecognized arguments: {named}" in err, (args, err)
-    code, out, err = cli(tmp_path, "check", "--jobs", "0", "--help")  # click's --help: eager
-    assert (code, err) == (0, "") and out.startswith("usage: continuity check ")
+    for args in (["check", "--jobs", "0", "--help"], ["delta", "recent", "--limit", "x", "-h"]):
+        code, out, err = cli(tmp_path, *args)  # click's --help came first
+        assert (code, err) == (0, "") and out.startswith(f"usage: continuity {args[0]} "), err

@@ -57,16 +57,13 @@ def parse(command: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Nam
     word is an argument (a path that begins with ``-``), wherever the others are."""
     words = _with_values(command, argv)
     end = words.index("--") if "--" in words else len(words)
-    options, arguments = [], []
-    for word in words[:end]:
-        if word in ("-h", "--help"):
-            command.print_help()
-            raise SystemExit(0)
-        if word.startswith("-") and word != "-":
-            _known_option(command, word)
-            options.append(word)
-        else:
-            arguments.append(word)
+    options = [word for word in words[:end] if word.startswith("-") and word != "-"]
+    arguments = [word for word in words[:end] if not word.startswith("-") or word == "-"]
+    for word in options:
+        _known_option(command, word)  # before --help, as click did
+    if "-h" in options or "--help" in options:
+        command.print_help()
+        raise SystemExit(0)
     arguments += [DASHES if word == "--" else word for word in words[end + 1 :]]
     # the options, then the arguments (argparse need not read them intermixed); after one --
     # when one begins with -, the one form in which argparse reads such an argument

@@ -136,7 +136,8 @@ def _text_values(argv: Sequence[str], group: argparse.ArgumentParser) -> list[st
     """``argv`` with each free-text option and its value joined (``--change=-x``), so that
     argparse keeps a value that begins with ``-`` (``--change -x``, ``--source -bot``,
     ``--root -dir``, ``--change --``), which it would take for an option; a ``--`` before the
-    command's name passed over, and one that ends the line dropped, as click did.
+    command's name passed over, one that ends the line dropped, and ``-h`` read first, as click
+    did.
 
     A value that is exactly one of the command's option names (``--source --change``, or
     ``--source=--change``) means a value was forgotten: a usage error, as argparse would have
@@ -177,8 +178,13 @@ def _text_values(argv: Sequence[str], group: argparse.ArgumentParser) -> list[st
                     f"not a value: give {name} a value first\n",
                 )
             out.append(f"{name}={_value(given)}")
+        elif word in OTHER_OPTIONS.get(command, ()) and i < len(argv):
+            out.append(f"{word}={argv[i]}")  # its value, even -h (a bad --limit, as click said)
+            i += 1
         elif word == "--" and i == len(argv):
             continue
+        elif word in ("-h", "--help"):  # first, as click did: before any value is checked
+            out.insert(out.index(command) + 1, word)
         else:
             out.append(word)
     return out
