@@ -127,6 +127,23 @@ def test_nested_sources_check_each_file_once(
     assert parallel.sorted_findings() == report.sorted_findings()
 
 
+def test_workers_fed_in_many_batches_find_what_one_process_finds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two kinds of file (a delta, a temp file) in turn: each batch names both
+    names = [
+        f"d{i % 3}/.deltalayer/changes/{i:04d}.{'json' if i % 2 else 'tmp'}" for i in range(1500)
+    ]
+    _deltas(tmp_path, names)
+    (tmp_path / "d1/.deltalayer/changes/0007.json").write_text("{not json")
+    one = engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=1)
+    monkeypatch.setattr(engine, "BATCH_MAX", 7)  # many batches for each worker, in turn
+    for jobs in (2, 3):
+        many = engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=jobs)
+        assert (many.files, many.sorted_findings()) == (one.files, one.sorted_findings())
+    assert set(names) <= {f.path for f in one.findings}
+
+
 def test_an_exception_in_a_worker_is_raised_in_the_parent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

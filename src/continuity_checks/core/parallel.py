@@ -140,10 +140,11 @@ class Workers(Generic[T, R]):
         pickle = self._pickle
         failure: BaseException | None = None
         with os.fdopen(in_read, "rb") as source:
-            unpickler = pickle.Unpickler(source)
             while True:
                 try:
-                    batch = unpickler.load()
+                    # one unpickler per batch: a kept one would keep its memo, which the next
+                    # batch's pickle (made by a pickler of its own) does not know of
+                    batch = pickle.load(source)
                 except EOFError:
                     break
                 if failure is not None:
