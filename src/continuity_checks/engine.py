@@ -191,8 +191,9 @@ def check(
     ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
-    worker processes read and check the files (default: one per idle CPU when the run has
-    PARALLEL_FROM files or more, see :func:`~continuity_checks.core.parallel.idle_cpus`).
+    processes read and check the files, this one and ``jobs - 1`` workers (default: one per
+    idle CPU when the run has PARALLEL_FROM files or more, see
+    :func:`~continuity_checks.core.parallel.idle_cpus`).
     ``baseline``: the findings its ``check`` section knows are hidden and counted.
     ``progress`` is told the files handled as the run goes (their total only at the end).
 
@@ -271,7 +272,20 @@ def check(
             check_one(item)
         findings, unread = local.findings, set(local.unread)
     else:
-        with Workers(jobs, check_one, local.result) as workers:
+        # this process takes its turn with jobs - 1 workers: it walks and feeds the tree checks
+        # too, but its share keeps it from idling while a worker's pipe is full
+        with Workers(jobs - 1, check_one, local.result) as workers:
+            turn = 0
+
+            def hand_on(batch: list[_Item]) -> None:
+                nonlocal turn
+                if turn == 0:
+                    for item in batch:
+                        check_one(item)
+                else:
+                    workers.send(batch)
+                turn = (turn + 1) % jobs
+
             batch: list[_Item] = []
             directory = ""
             for item in stream():
@@ -280,17 +294,18 @@ def check(
                 for index, kind in owners:
                     trees[index].add(Claimed(path, kind))
                 # a batch ends at a change of directory where it can: a session's node files
-                # go to one worker together (see the sessions family's Gather)
+                # go to one process together (see the sessions family's Gather)
                 here = path[: path.rfind("/") + 1]
                 if len(batch) >= BATCH_MAX or (len(batch) >= BATCH_AFTER and here != directory):
-                    workers.send(batch)
+                    hand_on(batch)
                     batch = []
                     if progress is not None:
                         progress(count - 1, None)
                 batch.append(item)
                 directory = here
             if batch:
-                workers.send(batch)
+                hand_on(batch)
+            findings, unread = local.findings, set(local.unread)
             for part_findings, part_unread in workers.results():
                 findings.extend(part_findings)
                 unread.update(part_unread)
