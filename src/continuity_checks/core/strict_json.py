@@ -251,7 +251,11 @@ def parse(
     hold no duplicate key (the encoding would be shorter), no escape and no odd number form, so
     the hooks of the strict decoder are not needed. Everything else takes the strict path.
     """
-    if "NaN" not in text and "Infinity" not in text:
+    # a compact encoding has no line break but a final one (a string's is escaped): text with
+    # one elsewhere (pretty-printed) cannot take the fast path, so it is not tried, which would
+    # hold a second value and its encoding while the strict path runs (3x the memory)
+    one_line = text.find("\n", 0, len(text) - 1) < 0
+    if one_line and "NaN" not in text and "Infinity" not in text:
         try:
             value, end = _scan_once(text, 0)
             encoded = COMPACT.encode(value)
@@ -316,8 +320,9 @@ def parse(
             column,
             exc.pointer,
         )
-    encoded = COMPACT.encode(doc.value)
-    doc.compact = encoded == text or (text.endswith("\n") and encoded == text[:-1])
+    if one_line:
+        encoded = COMPACT.encode(doc.value)
+        doc.compact = encoded == text or (text.endswith("\n") and encoded == text[:-1])
     return doc
 
 
