@@ -25,6 +25,7 @@ from continuity_checks.core.family import (
     Declaration,
     Family,
     FileInput,
+    TreeCheck,
     tree_check,
 )
 from continuity_checks.core.findings import Finding, Report
@@ -92,6 +93,8 @@ def walk(
                 )
             )
 
+    excluding = bool(exclude)
+
     def listing(directory: str, prefix: str) -> list[str] | None:
         """The names to visit in ``directory``, sorted; a subdirectory's with a ``/``."""
         names: list[str] = []
@@ -104,7 +107,7 @@ def walk(
                     except OSError:
                         is_dir = False
                     if not is_dir:
-                        if not (exclude and exclude.match(prefix + name)):
+                        if not (excluding and exclude.match(prefix + name)):
                             names.append(name)
                         continue
                     try:
@@ -246,7 +249,16 @@ def check(
             yield ahead.pop()
         yield from items
 
-    trees = [tree_check(family, snapshot) for family in families]
+    # each family's tree check, made at its first claimed file: a run with none of a family's
+    # files (the commit hook) does not import the family's tree check modules
+    trees: list[TreeCheck | None] = [None] * len(families)
+
+    def tree(index: int) -> TreeCheck:
+        made = trees[index]
+        if made is None:
+            made = trees[index] = tree_check(families[index], snapshot)
+        return made
+
     local = _Checked()  # this process's findings, or a worker's
 
     def check_one(item: _Item) -> None:
@@ -263,14 +275,22 @@ def check(
     unread: set[str] = set()
     count = 0
     if jobs == 1 or not can_fork():
-        for item in stream():
+        # check_one written out: this loop runs once per file (the commit hook, --jobs 1)
+        found = local.findings
+        for path, owners in stream() if ahead else items:
             if progress is not None:
                 progress(count, None)
             count += 1
-            for index, kind in item[1]:
-                trees[index].add(Claimed(item[0], kind))
-            check_one(item)
-        findings, unread = local.findings, set(local.unread)
+            for index, kind in owners:
+                (trees[index] or tree(index)).add(Claimed(path, kind))
+            read = given[path] if path in given else snapshot.read(path)
+            if isinstance(read, Unreadable):
+                found.append(read.finding())
+                local.unread.append(path)
+                continue
+            for index, kind in owners:
+                found.extend(families[index].check_file(FileInput(path, kind, read, snapshot)))
+        findings, unread = found, set(local.unread)
     else:
         # this process takes its turn with jobs - 1 workers: it walks and feeds the tree checks
         # too, but its share keeps it from idling while a worker's pipe is full
@@ -292,7 +312,7 @@ def check(
                 count += 1
                 path, owners = item
                 for index, kind in owners:
-                    trees[index].add(Claimed(path, kind))
+                    (trees[index] or tree(index)).add(Claimed(path, kind))
                 # a batch ends at a change of directory where it can: a session's node files
                 # go to one process together (see the sessions family's Gather)
                 here = path[: path.rfind("/") + 1]
@@ -310,8 +330,9 @@ def check(
                 findings.extend(part_findings)
                 unread.update(part_unread)
     findings[:0] = unlisted
-    for tree in trees:
-        findings.extend(tree.finish(unread))
+    for made in trees:
+        if made is not None:
+            findings.extend(made.finish(unread))
     if progress is not None:
         progress(count, count)
     if staged:
@@ -359,27 +380,19 @@ def _claimed(
     explicit = frozenset(path for path, is_dir in sources if not is_dir)
     roots = frozenset(path for path, is_dir in sources if is_dir)
 
-    def owners(path: str) -> Owners:
-        return tuple(
-            (index, kind)
-            for index, family in enumerate(families)
-            if (kind := family.claims(path)) is not None
-        )
-
+    numbered = tuple(enumerate(families))
     done: set[str] = set()  # sources handled: as many as were given
     for source, is_dir in sources:
         if source in done:
             continue
         done.add(source)
-        if not is_dir:
-            found = owners(source)
-            if found:
-                yield source, found
-            continue
-        for path in walk(root, exclude, source, unlisted, roots):
-            if path in explicit:
+        paths: Iterable[str] = (
+            (source,) if not is_dir else walk(root, exclude, source, unlisted, roots)
+        )
+        for path in paths:
+            if is_dir and path in explicit:
                 continue
-            found = owners(path)
+            found = tuple((i, kind) for i, f in numbered if (kind := f.claims(path)) is not None)
             if found:
                 yield path, found
 
