@@ -259,3 +259,24 @@ def test_memory_does_not_grow_with_the_number_of_sessions(
         tracemalloc.stop()
     print(f"peak {small_peak} B at {SMALL} sessions, {large_peak} B at {LARGE}")
     assert large_peak - small_peak < PER_SESSION * (LARGE - SMALL), (small_peak, large_peak)
+
+
+def test_a_run_without_a_familys_files_does_not_import_its_tree_check(tmp_path: Path) -> None:
+    """The commit hook checking one delta builds every family; the sessions family's tree check
+    (and what it imports) is made only at the family's first claimed file."""
+    import subprocess
+
+    _deltas(tmp_path, [".deltalayer/changes/a.json"])
+    code = (
+        "import sys; from pathlib import Path; from continuity_checks import engine; "
+        "from continuity_checks.core.config import Config; "
+        f"engine.check(Path({str(tmp_path)!r}), Config(), ['.deltalayer/changes/a.json']); "
+        "print('\\n'.join(m for m in sys.modules if m.startswith('continuity_checks.checks')))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(engine.__file__).parent.parent)}
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "continuity_checks.checks.deltas.files" in loaded  # the delta was checked
+    assert "continuity_checks.checks.sessions.family" in loaded  # every family was built
+    assert "continuity_checks.checks.sessions.tree" not in loaded
