@@ -149,15 +149,16 @@ def test_an_exception_in_a_worker_is_raised_in_the_parent(
 ) -> None:
     _deltas(tmp_path, [f".deltalayer/changes/{i:03d}.json" for i in range(40)])
     original = DeltasFamily.check_file
+    parent = os.getpid()
 
     def failing(self: DeltasFamily, file: FileInput) -> Any:
-        if file.path.endswith("017.json"):
-            raise ValueError(f"cannot check {file.path}")
+        if os.getpid() != parent and file.path.endswith(("013.json", "017.json")):
+            raise ValueError(f"cannot check {file.path} in a worker")
         return original(self, file)
 
     monkeypatch.setattr(DeltasFamily, "check_file", failing)
-    monkeypatch.setattr(engine, "BATCH_MAX", 4)  # several batches for each worker
-    with pytest.raises(ValueError, match=r"017\.json"):
+    monkeypatch.setattr(engine, "BATCH_MAX", 4)  # batches in turn: this process, the worker
+    with pytest.raises(ValueError, match=r"013\.json in a worker"):
         engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=2)
 
 
