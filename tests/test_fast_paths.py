@@ -4,11 +4,16 @@ must give the same answer for every input, not only for the valid deltas they we
 from __future__ import annotations
 
 import json
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from continuity_checks.checks.sessions import layout
+from continuity_checks.checks.working_state.family import WorkingStateFamily
 from continuity_checks.core import strict_json
+from continuity_checks.core.config import Config
+from continuity_checks.core.globs import Globs, translate
 
 # --- strict JSON: the compact fast path against the strict decoder ------------------------------
 
@@ -73,3 +78,100 @@ def test_compact_text_is_the_compact_encoding() -> None:
     assert strict_json.compact_text(value) == json.dumps(
         value, ensure_ascii=False, separators=(",", ":")
     )
+
+
+# --- globs: the literal tail test in front of the expression ------------------------------------
+
+_segment = st.sampled_from(["a", "b.json", ".dsh", "x.projection.json", "*", "**", "?", "*.json"])
+_name = st.sampled_from(["a", "b.json", ".dsh", "x.projection.json", "c.raw.txt", "ab"])
+
+
+@given(
+    st.lists(st.lists(_segment, min_size=1, max_size=3).map("/".join), min_size=1, max_size=3),
+    st.lists(_name, min_size=1, max_size=4).map("/".join),
+)
+def test_globs_answer_as_their_expression(patterns: list[str], path: str) -> None:
+    expression = re.compile("|".join(f"(?:{translate(p)})" for p in patterns), re.DOTALL)
+    assert Globs(patterns).match(path) == (expression.fullmatch(path) is not None)
+
+
+# --- claims: the early rejects against the full tests ---------------------------------------------
+
+_parts = st.sampled_from(
+    ["sessions", "s1", "history", "0001-u-n.json", "meta.json", "file_backups", "7",
+     "manifest.json", "x.tmp", "meta.json.1.tmp", "memory", "topics", "t.md", ".dsh",
+     "project", "runtime", "transactions", "tx-1", "WORKING_STATE.json", "a.projection.json",
+     ".deltalayer", "changes", "d.json"]
+)  # fmt: skip
+_paths = st.lists(_parts, min_size=1, max_size=5).map("/".join)
+
+
+def _session_claims_in_full(path: str) -> str | None:
+    """layout.claims before its early reject: the expression decides every path."""
+    head, _, name = path.rpartition("/")
+    if name == "index.json" and (head == "sessions" or head.endswith("/sessions")):
+        return layout.INDEX
+    if name == "locations.json" and (head == "sessions" or head.endswith("/sessions")):
+        return layout.LOCATIONS
+    if name == "projects.json" and (head == "projects" or head.endswith("/projects")):
+        return layout.PROJECTS
+    if name == ".gitignore" and (head == ".openprogram" or head.endswith("/.openprogram")):
+        return layout.GITIGNORE
+    if "memory/" in path:
+        for expression, kind in (
+            (layout._ARCHIVE, layout.ARCHIVE),
+            (layout._TOPIC, layout.TOPIC),
+            (layout._RECORDS, layout.RECORDS),
+        ):
+            if expression.search(path):
+                return kind
+    found = layout.session_path(path)
+    if found is None:
+        return None
+    rest = found.rest
+    if rest.startswith("history/"):
+        return (
+            layout.NODE
+            if rest.endswith(".json")
+            else layout.TEMP
+            if rest.endswith(".tmp")
+            else None
+        )
+    if rest == "meta.json":
+        return layout.META
+    if rest.startswith("file_backups/"):
+        return layout.BACKUP
+    if found.directory or rest.startswith(("meta.json.", "jobs.json.")):
+        return layout.TEMP
+    return None
+
+
+@given(_paths)
+def test_session_claims_reject_early_only_what_the_expression_rejects(path: str) -> None:
+    assert layout.claims(path) == _session_claims_in_full(path)
+
+
+def _working_state_claims_in_full(family: WorkingStateFamily, path: str) -> str | None:
+    """WorkingStateFamily.claims before its early reject: every path split into its parts."""
+    from continuity_checks.checks.working_state.family import _in_transaction
+
+    parts = path.split("/")
+    name = parts[-1]
+    if name == "WORKING_STATE.json":
+        return "state"
+    if ".dsh" in parts[:-1]:
+        at = parts.index(".dsh")
+        below = parts[at + 1 : -1]
+        if below == ["project"] and name.endswith(".json"):
+            return "project"
+        if below and below[0] == "runtime":
+            return "transaction" if _in_transaction(parts[at + 1 :]) else "runtime"
+        if _in_transaction(parts[at + 1 :]):
+            return "transaction"
+    return "projection" if family.projections.match(path) else None
+
+
+@given(_paths)
+def test_working_state_claims_reject_early_only_what_the_full_test_rejects(path: str) -> None:
+    family = WorkingStateFamily(Config())
+    assert family.claims(path) == _working_state_claims_in_full(family, path)
