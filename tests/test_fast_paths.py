@@ -6,14 +6,19 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from continuity_checks.checks.deltas import files, naming
 from continuity_checks.checks.sessions import layout
 from continuity_checks.checks.working_state.family import WorkingStateFamily
 from continuity_checks.core import strict_json
 from continuity_checks.core.config import Config
+from continuity_checks.core.family import Claimed
 from continuity_checks.core.globs import Globs, translate
+from continuity_checks.core.snapshot import WorkTree
+from tests.conftest import write_tree
 
 # --- strict JSON: the compact fast path against the strict decoder ------------------------------
 
@@ -175,3 +180,31 @@ def _working_state_claims_in_full(family: WorkingStateFamily, path: str) -> str 
 def test_working_state_claims_reject_early_only_what_the_full_test_rejects(path: str) -> None:
     family = WorkingStateFamily(Config())
     assert family.claims(path) == _working_state_claims_in_full(family, path)
+
+
+# --- twins: one listing against one look-up per delta ---------------------------------------------
+
+
+@given(
+    st.sets(
+        st.sampled_from(["a", "b", "c", "d.frozen", "e"]).flatmap(
+            lambda stem: st.sampled_from([f"{stem}.json", f"{stem}.frozen.json"])
+        ),
+        max_size=10,
+    ),
+    st.data(),
+)
+def test_twins_from_a_listing_are_the_twins_looked_up(
+    tmp_path_factory: pytest.TempPathFactory, present: set[str], data: st.DataObject
+) -> None:
+    root = tmp_path_factory.mktemp("t")
+    write_tree(root, {f".deltalayer/changes/{n}": "{}" for n in present})
+    claimed = data.draw(st.sets(st.sampled_from(sorted(present)))) if present else set()
+    snapshot = WorkTree(root, 1 << 20)
+    parent = ".deltalayer/changes"
+    assert files._listed_twins(snapshot, parent, claimed) == files._looked_up_twins(
+        snapshot, parent, claimed
+    )
+    items = [Claimed(f"{parent}/{n}", "delta") for n in claimed]
+    for found in files.twins(snapshot, items):
+        assert naming.frozen_name(found.path.rpartition("/")[2]) in present

@@ -209,29 +209,58 @@ def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
             by_directory.setdefault(parent, []).append(name)
     findings = []
     for parent, names in sorted(by_directory.items()):
-        claimed_names = set(names)
-        listed: set[str] | None = None
         if len(names) >= LIST_FROM:
-            listing = snapshot.list(parent)
-            listed = set(listing) if isinstance(listing, list) else set()
-        for name in sorted(claimed_names):
-            frozen = naming.is_frozen(name)
-            other = naming.unfrozen_name(name) if frozen else naming.frozen_name(name)
-            if other in claimed_names:
-                if frozen:
-                    continue  # reported from the X.json side, also claimed
-            elif listed is not None:
-                if other not in listed:
-                    continue
-            elif not snapshot.exists(f"{parent}/{other}"):
-                continue
-            plain, frozen_name = (other, name) if frozen else (name, other)
+            pairs = _listed_twins(snapshot, parent, set(names))
+        else:
+            pairs = _looked_up_twins(snapshot, parent, set(names))
+        for plain in sorted(pairs):
+            frozen_name = naming.frozen_name(plain)
             findings.append(
                 dl.FROZEN_TWIN.finding(
                     f"{parent}/{plain}", f"expected either {plain} or {frozen_name}, found both"
                 )
             )
     return findings
+
+
+def _looked_up_twins(snapshot: Snapshot, parent: str, claimed: set[str]) -> set[str]:
+    """The plain names (X.json) of the twins among ``claimed`` names of ``parent``: the other
+    side from the claimed names, else one look-up each."""
+    found = set()
+    for name in claimed:
+        frozen = naming.is_frozen(name)
+        other = naming.unfrozen_name(name) if frozen else naming.frozen_name(name)
+        if other in claimed:
+            if frozen:
+                continue  # found from the X.json side, also claimed
+        elif not snapshot.exists(f"{parent}/{other}"):
+            continue
+        found.add(other if frozen else name)
+    return found
+
+
+def _listed_twins(snapshot: Snapshot, parent: str, claimed: set[str]) -> set[str]:
+    """:func:`_looked_up_twins` from one listing of ``parent``, by set operations over the
+    directory instead of a test per name: a claimed X.json whose X.frozen.json is there, and
+    the X.json of a claimed X.frozen.json, when that X.json is there (and not claimed: then it
+    is found from its own side)."""
+    listing = snapshot.list(parent)
+    present = claimed.union(listing) if isinstance(listing, list) else claimed
+    frozen_end, plain_end = len(naming.FROZEN_SUFFIX), len(naming.SUFFIX)
+    frozen_stems = {n[:-frozen_end] for n in present if n.endswith(naming.FROZEN_SUFFIX)}
+    found = {
+        name
+        for name in claimed
+        if name[:-plain_end] in frozen_stems and not name.endswith(naming.FROZEN_SUFFIX)
+    }
+    unclaimed = present - claimed
+    found.update(
+        plain
+        for name in claimed
+        if name.endswith(naming.FROZEN_SUFFIX)
+        and (plain := name[:-frozen_end] + naming.SUFFIX) in unclaimed
+    )
+    return found
 
 
 # --- legacy changes.jsonl ----------------------------------------------------------------------
@@ -311,8 +340,10 @@ def check_agents(file: FileInput) -> list[Finding]:
 def project_dirs(claimed: Iterable[Claimed]) -> set[str]:
     """The project roots (directories holding ``.deltalayer/``) that the claimed files belong to."""
     roots = set()
-    for item in claimed:
-        head, sep, _ = item.path.rpartition(".deltalayer/")
+    # by directory: a name holds no "/", so the directory and its "/" decide (10,000 deltas
+    # are one directory)
+    for directory in {item.path.rpartition("/")[0] for item in claimed}:
+        head, sep, _ = f"{directory}/".rpartition(".deltalayer/")
         if sep and (not head or head.endswith("/")):
             roots.add(head)
     return roots
