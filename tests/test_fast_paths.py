@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from continuity_checks.checks.deltas import files, naming
@@ -95,6 +95,8 @@ _name = st.sampled_from(["a", "b.json", ".dsh", "x.projection.json", "c.raw.txt"
     st.lists(st.lists(_segment, min_size=1, max_size=3).map("/".join), min_size=1, max_size=3),
     st.lists(_name, min_size=1, max_size=4).map("/".join),
 )
+@example(["**/a"], "a")  # the / of **/ is optional: not part of the literal tail
+@example(["**/*.projection.json"], "x.projection.json/a")  # a directory covers what it holds
 def test_globs_answer_as_their_expression(patterns: list[str], path: str) -> None:
     expression = re.compile("|".join(f"(?:{translate(p)})" for p in patterns), re.DOTALL)
     assert Globs(patterns).match(path) == (expression.fullmatch(path) is not None)

@@ -35,9 +35,13 @@ def translate(pattern: str) -> str:
 
 def literal_tail(pattern: str) -> str:
     """The text after the pattern's last wildcard (all of it without one): every path the
-    pattern matches holds it (``**/*.projection.json``: ``.projection.json``)."""
+    pattern matches holds it (``**/*.projection.json``: ``.projection.json``). The ``/`` of a
+    ``**/`` is not in it: ``**/a`` matches ``a``."""
     pattern = pattern.strip("/")
-    return pattern[max(pattern.rfind("*"), pattern.rfind("?")) + 1 :]
+    end = max(pattern.rfind("*"), pattern.rfind("?")) + 1
+    if end >= 2 and pattern[end - 2 : end] == "**" and pattern.startswith("/", end):
+        end += 1
+    return pattern[end:]
 
 
 class Globs:
