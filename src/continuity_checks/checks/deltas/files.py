@@ -161,7 +161,9 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
     if started and isinstance(source, str) and source.strip():
         name = file.path.rpartition("/")[2]
         expected = naming.stem(started.slug(), source)
-        if naming.collision_of(name, expected) is None:
+        # the name itself with .json or .frozen.json (most deltas), else with a --N suffix
+        plain = name[len(expected) :] in _SUFFIXES and name.startswith(expected)
+        if not plain and naming.collision_of(name, expected) is None:
             suffix = naming.FROZEN_SUFFIX if naming.is_frozen(name) else naming.SUFFIX
             findings.append(
                 dl.NAME_MISMATCH.finding(
@@ -182,11 +184,14 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
     return findings
 
 
+_SUFFIXES = (naming.SUFFIX, naming.FROZEN_SUFFIX)
+
+
 def _earlier(a: timestamps.Timestamp, b: timestamps.Timestamp) -> bool:
     """Whether ``a`` is strictly before ``b``; a date-only side compares by calendar date."""
-    if a.date_only or b.date_only:
-        return _day(a) < _day(b)
-    return bool(a.value < b.value)
+    if isinstance(a.value, datetime) and isinstance(b.value, datetime):
+        return bool(a.value < b.value)
+    return _day(a) < _day(b)
 
 
 def _day(t: timestamps.Timestamp) -> date:
