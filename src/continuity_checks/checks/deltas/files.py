@@ -207,13 +207,29 @@ def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
     run is known without asking. Otherwise a few claimed deltas (the commit hook) cost one
     look-up each, whatever the size of the store, and many (``--all``) one listing per
     directory."""
-    by_directory: dict[str, list[str]] = {}
-    for item in claimed:
-        if item.kind == "delta":
-            parent, _, name = item.path.rpartition("/")
-            by_directory.setdefault(parent, []).append(name)
+    deltas, _ = _by_kind(claimed)
+    return _twins(snapshot, deltas)
+
+
+def _by_kind(claimed: Iterable[Claimed]) -> tuple[dict[str, list[str]], set[str]]:
+    """The claimed deltas' names by directory, and the paths of every other kind claimed."""
+    deltas: dict[str, list[str]] = {}
+    others = set()
+    for path, kind in claimed:
+        if kind == "delta":
+            parent, _, name = path.rpartition("/")
+            names = deltas.get(parent)
+            if names is None:
+                names = deltas[parent] = []
+            names.append(name)
+        else:
+            others.add(path)
+    return deltas, others
+
+
+def _twins(snapshot: Snapshot, deltas: dict[str, list[str]]) -> list[Finding]:
     findings = []
-    for parent, names in sorted(by_directory.items()):
+    for parent, names in sorted(deltas.items()):
         if len(names) >= LIST_FROM:
             pairs = _listed_twins(snapshot, parent, set(names))
         else:
@@ -251,20 +267,15 @@ def _listed_twins(snapshot: Snapshot, parent: str, claimed: set[str]) -> set[str
     is found from its own side)."""
     listing = snapshot.list(parent)
     present = claimed.union(listing) if isinstance(listing, list) else claimed
-    frozen_end, plain_end = len(naming.FROZEN_SUFFIX), len(naming.SUFFIX)
-    frozen_stems = {n[:-frozen_end] for n in present if n.endswith(naming.FROZEN_SUFFIX)}
-    found = {
-        name
-        for name in claimed
-        if name[:-plain_end] in frozen_stems and not name.endswith(naming.FROZEN_SUFFIX)
-    }
-    unclaimed = present - claimed
-    found.update(
-        plain
-        for name in claimed
-        if name.endswith(naming.FROZEN_SUFFIX)
-        and (plain := name[:-frozen_end] + naming.SUFFIX) in unclaimed
-    )
+    frozen = {n for n in present if n.endswith(naming.FROZEN_SUFFIX)}
+    found = set()
+    for name in frozen:
+        plain = naming.unfrozen_name(name)
+        if plain in claimed:
+            if plain not in frozen:  # an X.frozen.json is frozen itself, never the plain side
+                found.add(plain)
+        elif name in claimed and plain in present:
+            found.add(plain)
     return found
 
 
@@ -342,12 +353,10 @@ def check_agents(file: FileInput) -> list[Finding]:
     return []
 
 
-def project_dirs(claimed: Iterable[Claimed]) -> set[str]:
-    """The project roots (directories holding ``.deltalayer/``) that the claimed files belong to."""
+def project_roots(directories: Iterable[str]) -> set[str]:
+    """The project roots (directories holding ``.deltalayer/``) of files in ``directories``."""
     roots = set()
-    # by directory: a name holds no "/", so the directory and its "/" decide (10,000 deltas
-    # are one directory)
-    for directory in {item.path.rpartition("/")[0] for item in claimed}:
+    for directory in directories:
         head, sep, _ = f"{directory}/".rpartition(".deltalayer/")
         if sep and (not head or head.endswith("/")):
             roots.add(head)
@@ -355,9 +364,10 @@ def project_dirs(claimed: Iterable[Claimed]) -> set[str]:
 
 
 def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
-    findings = twins(snapshot, claimed)
-    claimed_paths = {c.path for c in claimed}
-    for project in sorted(project_dirs(claimed)):
+    deltas, others = _by_kind(claimed)
+    findings = _twins(snapshot, deltas)
+    directories = deltas.keys() | {path.rpartition("/")[0] for path in others}
+    for project in sorted(project_roots(directories)):
         if not snapshot.exists(f"{project}PROJECT.md"):
             findings.append(
                 dl.NO_PROJECT.finding(
@@ -366,7 +376,7 @@ def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
                 )
             )
         agents = f"{project}AGENTS.md"
-        if agents not in claimed_paths and not snapshot.exists(agents):
+        if agents not in others and not snapshot.exists(agents):
             findings.append(
                 dl.NO_MARKER.finding(
                     agents,
