@@ -47,10 +47,24 @@ print("" if value is None or isinstance(value, (dict, list)) else value)
 PYTHON
 }
 
+against_default() { # reason: sets the caller's base so that the branch is judged by what it
+  local default      # adds to the default branch; the default branch itself, by all its history
+  default=$(event repository.default_branch)
+  [ -n "$default" ] || fail "$1, and the event names no default branch" \
+    "give the action's range input, e.g. range: origin/main..HEAD"
+  if [ "${GITHUB_REF:-}" = "refs/heads/$default" ]; then base=""; else base="origin/$default"; fi
+}
+
+rewritten() { # commit: true when a complete (not shallow) checkout does not hold it
+  local root="${INPUT_ROOT:-.}"
+  ! git -C "$root" cat-file -e "$1^{commit}" 2>/dev/null \
+    && [ "$(git -C "$root" rev-parse --is-shallow-repository 2>/dev/null)" = false ]
+}
+
 ci_range() { # sets RANGE (empty: nothing to verify, with NOTHING saying why)
   RANGE="${INPUT_RANGE:-}" NOTHING=""
   [ -n "$RANGE" ] && return
-  local base head default
+  local base head
   case "${GITHUB_EVENT_NAME:-}" in
     pull_request | pull_request_target)
       base=$(event pull_request.base.sha) head=$(event pull_request.head.sha) ;;
@@ -65,14 +79,14 @@ ci_range() { # sets RANGE (empty: nothing to verify, with NOTHING saying why)
       if [ "$base" = "$ZEROS" ]; then
         # a new branch: judged by what it adds to the default branch (every remote-tracking
         # branch of the checkout includes the new one, so "not on any" would be nothing)
-        default=$(event repository.default_branch)
-        [ -n "$default" ] || fail "a new branch, and the event names no default branch" \
-          "give the action's range input, e.g. range: origin/main..HEAD"
-        if [ "${GITHUB_REF:-}" = "refs/heads/$default" ]; then
-          base=""  # the default branch itself is new: all of its history
-        else
-          base="origin/$default"
-        fi
+        against_default "a new branch"
+      elif rewritten "$base"; then
+        # a force push: the old head is on no ref the checkout fetched, so before..after cannot
+        # be walked; the branch is judged as if new (fetch-depth would not bring it back)
+        echo "::notice title=continuity verify::the push rewrote ${GITHUB_REF:-the branch}:" \
+          "its previous head ${base:0:12} is not in the checkout; verifying the branch as" \
+          "if it were new"
+        against_default "a force push"
       fi ;;
     *)
       fail "no range to verify for a ${GITHUB_EVENT_NAME:-(unnamed)} event" \

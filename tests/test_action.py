@@ -238,6 +238,26 @@ def test_a_push_and_a_new_branch(pull_request: tuple[GitRepo, Path]) -> None:
     assert "::notice title=continuity verify::the push deleted refs/heads/feature" in job.log
 
 
+def test_a_force_push_is_judged_as_a_new_branch(pull_request: tuple[GitRepo, Path]) -> None:
+    """After a force push the old head is on no ref the checkout fetched: before..after cannot
+    be walked (and fetch-depth: 0 would not bring it back), so the branch is judged by what it
+    adds to the default branch, with a notice; the default branch itself by all its history."""
+    repo, tmp = pull_request
+    repo.commit("drop B", delete=[B])
+    gone = "5" * 40  # the previous head, rewritten away
+    push = {"before": gone, "after": repo.head(), "forced": True,
+            "repository": {"default_branch": "main"}}  # fmt: skip
+    env = github_env(tmp, repo.path, "push", push, "refs/heads/feature")
+    job = replay({"mode": "verify"}, env, repo.path, tmp, install=False)
+    assert job.outputs["run"] == {"range": f"origin/main..{repo.head()}", "code": "1"}, job.log
+    assert "DL206" in job.log
+    assert "::notice title=continuity verify::the push rewrote refs/heads/feature" in job.log
+    assert "fetch-depth" not in job.log
+    env = github_env(tmp, repo.path, "push", push, "refs/heads/main")
+    job = replay({"mode": "verify"}, env, repo.path, tmp, install=False)
+    assert job.outputs["run"]["range"] == repo.head(), job.log
+
+
 def test_a_shallow_checkout_fails_with_the_fix(
     pull_request: tuple[GitRepo, Path], tmp_path: Path
 ) -> None:
