@@ -119,10 +119,15 @@ def _compact_encoder() -> Callable[[object], str]:
     if make is None:  # pragma: no cover - an interpreter without _json
         return COMPACT.encode
     # markers None: no cycle check, a parsed value has no cycles; default: a parsed value has
-    # only JSON types, so it is never called
-    chunks = make(
-        None, COMPACT.default, encoder.encode_basestring, None, ":", ",", False, False, False
-    )
+    # only JSON types, so it is never called. The arguments are those JSONEncoder.iterencode
+    # passes (a private interface): an interpreter whose c_make_encoder takes others gets the
+    # public call, the same text at the old cost.
+    try:
+        chunks = make(
+            None, COMPACT.default, encoder.encode_basestring, None, ":", ",", False, False, False
+        )
+    except TypeError:  # pragma: no cover - another interpreter's private signature
+        return COMPACT.encode
 
     def encode(value: object) -> str:
         return "".join(chunks(value, 0))
