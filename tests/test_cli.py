@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from continuity_checks.checks import all_rules
-from continuity_checks.cli import main
+from continuity_checks.cli import COMMANDS, main
 from tests.conftest import EXAMPLES, write_tree
 
 BAD_DELTA = {".deltalayer/changes/x.json": '{"started_at": 1}\n', "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n",
@@ -185,3 +185,109 @@ def test_sarif_results_and_rules(tmp_path: Path, capsys: pytest.CaptureFixture[s
         region = result["locations"][0]["physicalLocation"]["region"]
         assert region["startLine"] == 1 and region["startColumn"] >= 1
     assert results[1]["properties"] == {"pointer": "/started_at"}
+
+
+SUBCOMMANDS = {
+    "baseline": ["check", "verify"],
+    "capture": ["manifest", "verify", "read", "list", "diff", "apply"],
+    "delta": ["init", "start", "update", "show", "current", "freeze", "recent", "older",
+              "rebuild-context"],
+    "provenance": ["add"],
+    "schema": ["list", "show", "export"],
+    "state": ["hash", "project"],
+}  # fmt: skip
+
+
+def test_every_command_and_subcommand_answers_help(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and out.startswith("usage: continuity ")
+    for name in COMMANDS:
+        assert f"\n  {name} " in out, f"continuity --help does not list {name}"
+    for name in COMMANDS:
+        for flag in ("--help", "-h"):
+            code, listing, err = run(capsys, name, flag)
+            assert (code, err) == (0, ""), (name, err)
+            assert listing.startswith(f"usage: continuity {name} "), listing
+        for sub in SUBCOMMANDS.get(name, []):
+            assert re.search(rf"^    ({sub}|\w+ \({sub}\))", listing, re.M), (name, sub)
+            code, out, err = run(capsys, name, sub, "--help")
+            assert (code, err) == (0, ""), (name, sub, err)
+            shown = "show" if sub == "current" else sub  # one command, two names
+            assert out.startswith(f"usage: continuity {name} {shown} "), out
+    assert set(SUBCOMMANDS) < set(COMMANDS)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from continuity_checks import __version__
+
+    assert run(capsys, "--version") == (0, f"continuity, version {__version__}\n", "")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["check", "--jobs", "0", "x"], "argument --jobs: 0 is less than 1"),
+        (["check", "--jobs", "many", "x"], "argument --jobs: 'many' is not an integer"),
+        (["check", "--format", "xml", "--all"], "argument --format: invalid choice: 'xml'"),
+        (["check", "--no-such-option"], "unrecognized arguments: --no-such-option"),
+        (["check", "--sta", "x"], "unrecognized arguments: --sta"),  # no abbreviations
+        (["verify", "--range"], "argument --range: expected one argument"),
+        (["capture", "verify", "missing-dir"], "directory 'missing-dir' does not exist"),
+        (["state", "hash", "."], "argument FILE: file '.' is a directory"),
+        (["provenance", "add"], "the following arguments are required: FILES"),
+        (["no-such-command"], "invalid choice: 'no-such-command'"),
+    ],
+)
+def test_usage_errors_name_the_option(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *args)
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: continuity") and message in err, err
+
+
+def test_a_directory_option_refuses_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "f").write_text("x")
+    code, out, err = run(capsys, "check", "--all", "--root", str(tmp_path / "f"))
+    assert (code, out) == (2, "") and "argument --root: directory" in err and "is a file" in err
+    code, _, err = run(capsys, "check", "--all", "--root", str(tmp_path), "--config", str(tmp_path))
+    assert code == 2 and "argument --config: file" in err and "is a directory" in err
+
+
+@pytest.mark.parametrize("group", sorted(SUBCOMMANDS))
+def test_a_group_without_its_subcommand_shows_its_help(
+    capsys: pytest.CaptureFixture[str], group: str
+) -> None:
+    code, out, _ = run(capsys, group)
+    assert code == 2 and out.startswith(f"usage: continuity {group} ")
+
+
+def test_the_bare_command_shows_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys)
+    assert code == 2 and "Exit codes: 0 no error" in out and "\n  check " in out
+
+
+def test_paths_and_options_in_any_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_tree(tmp_path, {**BAD_DELTA, "-notes.txt": "x\n"})
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(
+        capsys, "check", ".deltalayer/changes/x.json", "--format", "json", "AGENTS.md"
+    )
+    assert code == 1 and json.loads(out)["summary"]["files"] == 2
+    # after --, a path that begins with a dash is a path
+    code, out, _ = run(capsys, "check", "--", ".deltalayer/changes/x.json", "-notes.txt")
+    assert code == 1 and "not checked, no family claims them: -notes.txt\n" in out
+    assert out.endswith("1 file checked: 2 errors, 0 warnings\n")
+    (tmp_path / "a.txt").write_text("a\n")
+    (tmp_path / "b.txt").write_text("b\n")
+    code, out, _ = run(capsys, "provenance", "add", "a.txt", "--sums", "SUMS", "b.txt")
+    assert code == 0 and (tmp_path / "SUMS").read_text().count("\n") == 2, out

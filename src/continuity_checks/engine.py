@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks import checks
-from continuity_checks.core import baseline as baseline_file
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config, ConfigError
@@ -512,6 +511,8 @@ def _config_changes(
     repo: Repository, raw_changes: Sequence[RawChange], commit: str
 ) -> list[Finding]:
     """CC011 for each configuration file the commit changes in a way that matters."""
+    from continuity_checks.core import baseline as baseline_file
+
     findings = []
     for c in raw_changes:
         if c.path == baseline_file.FILE_NAME:
@@ -543,14 +544,14 @@ def _config_changes(
 
 
 _CHANGE_WORD = {"A": "added", "M": "changed", "D": "deleted"}
-#: The files a range is judged by (its base's), whose change inside the range is CC011.
-_JUDGING_FILES = frozenset((*config_files.FILES, baseline_file.FILE_NAME))
 
 
 def _baseline_change(repo: Repository, change: RawChange, commit: str) -> list[Finding]:
     """CC011 for a commit that makes the baseline know more findings: ``check`` reads the work
     tree's baseline, so without this a pull request could break a file and list the break as
     known, and pass. A baseline that only shrinks (fixed findings dropping out) is no news."""
+    from continuity_checks.core import baseline as baseline_file
+
     old = repo.read_blob(change.old_blob) if change.old_blob else None
     new = repo.read_blob(change.new_blob) if change.new_blob else None
     if change.new_blob and new is None:  # over limits.max-file-bytes, not deleted: unknown
@@ -596,9 +597,12 @@ def _walk(
     commits before the parent (``Declaration.history_state``) first replays the range's
     commits before the shard, its findings dropped, until it says it no longer needs them.
     """
+    from continuity_checks.core import baseline as baseline_file
     from continuity_checks.core.git import GITLINK, LogRequest
     from continuity_checks.core.snapshot import CommitTree
 
+    # the files a range is judged by (its base's), whose change inside the range is CC011
+    judging_files = frozenset((*config_files.FILES, baseline_file.FILE_NAME))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
     request = LogRequest(
@@ -697,7 +701,7 @@ def _walk(
             if progress is not None:
                 progress(report.commits, None)
             for c in raw_changes:
-                if c.path in _JUDGING_FILES:
+                if c.path in judging_files:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
             judge(commit, raw_changes, everyone, findings)

@@ -2,27 +2,28 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import sys
-from typing import Any, NoReturn
-
-import click
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from continuity_checks import __version__
 
-# command name -> "module:attribute"; each module imports what it needs when it runs
+# command name -> "module:function"; the module is imported only when its command runs, and the
+# function parses the command's own arguments: main(argv) -> exit code
 COMMANDS = {
-    "check": "continuity_checks.cli.check:check",
-    "verify": "continuity_checks.cli.verify:verify",
-    "delta": "continuity_checks.cli.delta:delta",
-    "capture": "continuity_checks.cli.capture:capture",
-    "rules": "continuity_checks.cli.rules:rules",
+    "check": "continuity_checks.cli.check:main",
+    "verify": "continuity_checks.cli.verify:main",
+    "delta": "continuity_checks.cli.delta:main",
+    "capture": "continuity_checks.cli.capture:main",
+    "rules": "continuity_checks.cli.rules:main",
     "explain": "continuity_checks.cli.rules:explain",
-    "schema": "continuity_checks.cli.schema:schema",
-    "state": "continuity_checks.cli.state:state",
-    "provenance": "continuity_checks.cli.provenance:provenance",
-    "baseline": "continuity_checks.cli.baseline:baseline",
+    "schema": "continuity_checks.cli.schema:main",
+    "state": "continuity_checks.cli.state:main",
+    "provenance": "continuity_checks.cli.provenance:main",
+    "baseline": "continuity_checks.cli.baseline:main",
 }
 
 HELP = {
@@ -38,31 +39,47 @@ HELP = {
     "baseline": "Record the findings a repository already has, so that only new ones fail.",
 }
 
+DESCRIPTION = """\
+Keep the continuity files AI agents leave in a repository valid, owned and true.
 
-class LazyGroup(click.Group):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMANDS)
+Exit codes: 0 no error, 1 findings, 2 usage, configuration or git-context error.
 
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
-            return None
-        module, _, attribute = target.partition(":")
-        command: click.Command = getattr(importlib.import_module(module), attribute)
-        return command
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, HELP[name]) for name in sorted(COMMANDS)])
+commands (continuity COMMAND --help for each):
+"""
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="continuity")
-def cli() -> None:
-    """Keep the continuity files AI agents leave in a repository valid, owned and true.
+def _parser() -> argparse.ArgumentParser:
+    width = max(map(len, COMMANDS)) + 2
+    listing = "".join(f"  {name:<{width}}{HELP[name]}\n" for name in sorted(COMMANDS))
+    parser = argparse.ArgumentParser(
+        prog="continuity",
+        description=DESCRIPTION + listing,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("--version", action="version", version=f"continuity, version {__version__}")
+    parser.add_argument("command", metavar="COMMAND", choices=sorted(COMMANDS))
+    parser.add_argument(
+        "arguments", metavar="ARGS", nargs=argparse.REMAINDER, help="the command's own arguments"
+    )
+    return parser
 
-    Exit codes: 0 no error, 1 findings, 2 usage, configuration or git-context error.
-    """
+
+def dispatch(argv: Sequence[str]) -> int:
+    """Run the command ``argv`` names with the rest of ``argv``, untouched (a ``--`` in it is
+    the command's); its exit code."""
+    if argv and argv[0] in COMMANDS:
+        name, rest = argv[0], list(argv[1:])
+    else:  # --help, --version, nothing or a mistake: the parser answers (and exits)
+        parser = _parser()
+        if not argv:
+            parser.print_help()
+            return 2
+        given = parser.parse_args(argv)
+        name, rest = given.command, given.arguments
+    module, _, function = COMMANDS[name].partition(":")
+    command: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
+    return command(rest)
 
 
 def run() -> NoReturn:
@@ -81,7 +98,7 @@ def run() -> NoReturn:
     sys.exit(code)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: returns the exit code instead of raising SystemExit. Never a traceback for
     the process's own surroundings: a working directory that was deleted, an output that cannot
     be written."""
@@ -91,9 +108,9 @@ def main(argv: list[str] | None = None) -> int:
         _say("the current directory no longer exists", "cd to the repository and run again")
         return 2
     try:
-        cli.main(args=argv, prog_name="continuity", standalone_mode=True)
-    except SystemExit as exc:
-        code: Any = exc.code
+        return dispatch(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:  # argparse's --help and usage errors, and fail()
+        code = exc.code
         if code is None:
             return 0
         if isinstance(code, int):
@@ -108,7 +125,6 @@ def main(argv: list[str] | None = None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         _say(f"cannot write the report: {exc.strerror or exc}{where}")
         return 2
-    return 0
 
 
 def _say(message: str, hint: str | None = None) -> None:

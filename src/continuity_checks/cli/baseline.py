@@ -3,63 +3,95 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
+from continuity_checks.cli.args import (
+    add_subcommand,
+    add_subcommands,
+    at_least,
+    fail,
+    file_path,
+    group_usage,
+    parse_group,
+    parser,
+)
 from continuity_checks.cli.common import (
     BASELINE_FIX,
-    config_option,
-    fail,
+    add_config,
+    add_root,
     load_config,
     progress_line,
-    root_option,
 )
 from continuity_checks.core.config import ConfigError, project_root
 
 if TYPE_CHECKING:
+    import argparse
+
     from continuity_checks.core.findings import Report
 
 OUTPUT_HELP = "Where to write (default: .continuity-baseline.json at the top of the repository)."
 
+DESCRIPTION = """\
+Write the baseline file: the findings a repository already has.
 
-@click.group()
-def baseline() -> None:
-    """Write the baseline file: the findings a repository already has.
-
-    `check` and `verify` then hide what it lists and report only new findings. Each subcommand
-    rewrites its own section (file mode, history mode) and keeps the other one: a finding that
-    was fixed drops out on the next write.
-    """
+`check` and `verify` then hide what it lists and report only new findings. Each subcommand
+rewrites its own section (file mode, history mode) and keeps the other one: a finding that was
+fixed drops out on the next write.
+"""
 
 
-def output_option(f: click.decorators.FC) -> click.decorators.FC:
-    return click.option(
-        "--output",
-        "-o",
-        "output",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
-        help=OUTPUT_HELP,
-    )(f)
+def main(argv: Sequence[str]) -> int:
+    group = parser("baseline", DESCRIPTION)
+    commands = add_subcommands(group)
+    check = add_subcommand(
+        commands,
+        "check",
+        "Record what `continuity check --all` finds in the whole repository (every configured\n"
+        "family) as the file-mode section of the baseline.",
+    )
+    check.add_argument(
+        "--jobs",
+        type=at_least(1),
+        metavar="N",
+        help="Processes for a large batch (default: one per CPU from 2,000 files on).",
+    )
+    verify = add_subcommand(
+        commands,
+        "verify",
+        "Record what `continuity verify` finds in a range (default: all of HEAD's history) as\n"
+        "the history-mode section of the baseline.",
+    )
+    verify.add_argument(
+        "--range",
+        dest="revision_range",
+        metavar="BASE..HEAD",
+        default="HEAD",
+        help="Commits whose findings to record: BASE..HEAD, or one revision for all its "
+        "history (default: %(default)s).",
+    )
+    for each in (check, verify):
+        add_root(each)
+        add_config(each)
+        _add_output(each)
+    args = parse_group(group, commands, argv)
+    if args.command is None:
+        return group_usage(group)
+    root = args.root or Path(".")
+    if args.command == "check":
+        return baseline_check(args.jobs, root, args.config_path, args.output)
+    return baseline_verify(args.revision_range, root, args.config_path, args.output)
 
 
-@baseline.command("check")
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Processes for a large batch (default: one per CPU from 2,000 files on).",
-)
-@root_option
-@config_option
-@output_option
+def _add_output(command: argparse.ArgumentParser) -> None:
+    command.add_argument("-o", "--output", type=file_path, metavar="FILE", help=OUTPUT_HELP)
+
+
 def baseline_check(
     jobs: int | None, root: Path, config_path: Path | None, output: Path | None
-) -> None:
-    """Record what `continuity check --all` finds in the whole repository (every configured
-    family) as the file-mode section of the baseline."""
+) -> int:
+    """``continuity baseline check``."""
     from continuity_checks import engine
 
     top = project_root(root)
@@ -72,26 +104,15 @@ def baseline_check(
     finally:
         if progress is not None:
             progress.close()
-    _write(top, output, "check", report, f"{report.files} file{'s' if report.files != 1 else ''}")
+    return _write(
+        top, output, "check", report, f"{report.files} file{'s' if report.files != 1 else ''}"
+    )
 
 
-@baseline.command("verify")
-@click.option(
-    "--range",
-    "revision_range",
-    metavar="BASE..HEAD",
-    default="HEAD",
-    show_default=True,
-    help="Commits whose findings to record: BASE..HEAD, or one revision for all its history.",
-)
-@root_option
-@config_option
-@output_option
 def baseline_verify(
     revision_range: str, root: Path, config_path: Path | None, output: Path | None
-) -> None:
-    """Record what `continuity verify` finds in a range (default: all of HEAD's history) as the
-    history-mode section of the baseline."""
+) -> int:
+    """``continuity baseline verify``."""
     from continuity_checks import engine
     from continuity_checks.core.git import GitError
 
@@ -110,10 +131,10 @@ def baseline_verify(
         if progress is not None:
             progress.close()
     scope = f"{report.commits} commit{'s' if report.commits != 1 else ''}"
-    _write(top, output, "verify", report, scope)
+    return _write(top, output, "verify", report, scope)
 
 
-def _write(top: Path, output: Path | None, section: str, report: Report, scope: str) -> None:
+def _write(top: Path, output: Path | None, section: str, report: Report, scope: str) -> int:
     """Replace ``section`` of the baseline file with the findings of ``report``, keeping the
     other section as it is. An existing file that is not a baseline is left alone (exit 2)."""
     from continuity_checks.core import baseline as baseline_file
@@ -134,7 +155,8 @@ def _write(top: Path, output: Path | None, section: str, report: Report, scope: 
     except OSError as exc:
         raise fail(f"cannot write {target}: {exc.strerror or exc}") from None
     dropped = f", {before} before" if existing is not None else ""
-    click.echo(
+    print(
         f"{target}: {section} section: {after} known finding{'s' if after != 1 else ''} "
         f"in {scope}{dropped}"
     )
+    return 0

@@ -8,164 +8,183 @@ Every command prints one JSON document on stdout and exits 0 on success, 1 on a 
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
 from typing import Any
 
-import click
+from continuity_checks.cli.args import (
+    add_subcommand,
+    add_subcommands,
+    at_least,
+    directory,
+    existing_directory,
+    file,
+    group_usage,
+    parse_group,
+    parser,
+    write_bytes,
+)
+
+LIST_DEPTH_HELP = (
+    "Levels below each selected node (0: the node itself; see [captures] list-depth-origin; "
+    "default: %(default)s)."
+)
 
 
-def _emit(ctx: click.Context, result: tuple[int, Any]) -> None:
+def main(argv: Sequence[str]) -> int:
+    group = parser("capture", "LoopX context captures: manifests, verified reads, cycle deltas.")
+    commands = add_subcommands(group)
+
+    manifest = add_subcommand(
+        commands,
+        "manifest",
+        "Write DIRECTORY/manifest.json for the capture in it (never over a different pin).",
+    )
+    manifest.add_argument("directory", metavar="DIRECTORY", type=directory)
+    manifest.add_argument(
+        "--capture",
+        dest="name",
+        help="The capture's file name in DIRECTORY "
+        "(default: capture.json; projection.json in a decision-<id>/ directory).",
+    )
+    manifest.add_argument(
+        "--digest",
+        choices=("raw", "canonical"),
+        default="raw",
+        help="Hash the capture's bytes, or its canonical JSON (default: %(default)s).",
+    )
+
+    verify = add_subcommand(
+        commands, "verify", "Run every captures check on the files under DIRECTORY."
+    )
+    verify.add_argument("directory", metavar="DIRECTORY", type=existing_directory)
+
+    read = add_subcommand(
+        commands,
+        "read",
+        "Read selected values of a capture, verified by digest, paged to 16,000 bytes.",
+    )
+    _add_read_options(read)
+    read.add_argument(
+        "--list",
+        dest="as_list",
+        action="store_true",
+        help="List {pointer, type, size, members} instead.",
+    )
+    read.add_argument(
+        "--list-depth",
+        type=at_least(0),
+        default=1,
+        metavar="N",
+        help="With --list: levels below each selected node "
+        "(0: the node itself; see [captures] list-depth-origin; default: %(default)s).",
+    )
+
+    list_ = add_subcommand(
+        commands, "list", "List the nodes under selected pointers (same as read --list)."
+    )
+    _add_read_options(list_)
+    list_.add_argument(
+        "--list-depth", type=at_least(0), default=1, metavar="N", help=LIST_DEPTH_HELP
+    )
+
+    diff = add_subcommand(
+        commands,
+        "diff",
+        "Write the cycle delta that restores CURRENT from BASE (stdout without -o).",
+    )
+    diff.add_argument("base", metavar="BASE", type=file)
+    diff.add_argument("current", metavar="CURRENT", type=file)
+    diff.add_argument("-o", "--output", dest="out", metavar="OUT", help="Write the delta here.")
+
+    apply = add_subcommand(
+        commands,
+        "apply",
+        "Restore the current document from BASE and a cycle DELTA; refuse on any digest mismatch.",
+    )
+    apply.add_argument("base", metavar="BASE", type=file)
+    apply.add_argument("delta", metavar="DELTA", type=file)
+    apply.add_argument(
+        "-o",
+        "--output",
+        dest="out",
+        metavar="OUT",
+        help="Write the restored document here (canonical JSON; stdout without -o).",
+    )
+
+    args = parse_group(group, commands, argv)
+    if args.command is None:
+        return group_usage(group)
+    return _emit(_run(args))
+
+
+def _add_read_options(command: argparse.ArgumentParser) -> None:
+    add = command.add_argument
+    add("--capture-file", metavar="F", help="The capture to read.")
+    add(
+        "--capture-sha256",
+        metavar="SHA",
+        help="Its SHA-256 (bare or sha256:), checked before anything is read.",
+    )
+    add(
+        "--select",
+        action="append",
+        default=[],
+        metavar="PTR",
+        help="An RFC 6901 pointer (repeatable; results keep this order).",
+    )
+    add("--reference-file", metavar="R", help="Read what a *.reader.json reference pins.")
+    add(
+        "--cursor",
+        type=at_least(0),
+        metavar="N",
+        help="Byte offset of the page to read (from next_command).",
+    )
+    add(
+        "--selection-sha256",
+        metavar="S",
+        help="The selection digest a continuation must still match.",
+    )
+    add("--reference-out", metavar="FILE",
+        help="Also write a *.reader.json reference for this read (never over one).")  # fmt: skip
+
+
+def _run(args: argparse.Namespace) -> tuple[int, Any]:
+    """The work of the subcommand ``args`` names: (exit code, what to print)."""
+    from continuity_checks.checks.captures import helper
+
+    if args.command == "manifest":
+        return helper.manifest(args.directory, args.name, args.digest)
+    if args.command == "verify":
+        return helper.verify(args.directory)
+    # read, list, diff and apply follow the [captures] options of the current directory's
+    # configuration; a bad one is their refusal (exit 1)
+    modes = {"read": helper.READ_MODE, "list": helper.READ_MODE}
+    modes.update(diff="capture-diff", apply="capture-apply")
+    settings = helper.configured(modes[args.command])
+    if isinstance(settings, tuple):  # a bad configuration: the refusal
+        return settings
+    if args.command == "diff":
+        return helper.diff(args.base, args.current, args.out, settings)
+    if args.command == "apply":
+        return helper.apply(args.base, args.delta, args.out, settings)
+    as_list = args.command == "list" or args.as_list
+    return helper.read(
+        capture_file=args.capture_file,
+        capture_sha256=args.capture_sha256,
+        select=list(args.select),
+        list_depth=args.list_depth if as_list else None,
+        cursor=args.cursor,
+        selection_sha256=args.selection_sha256,
+        reference_file=args.reference_file,
+        reference_out=args.reference_out,
+        settings=settings,
+    )
+
+
+def _emit(result: tuple[int, Any]) -> int:
     from continuity_checks.checks.captures.helper import output
 
     code, payload = result
-    if isinstance(payload, bytes):
-        click.echo(payload, nl=False)
-    else:
-        click.echo(output(payload).encode("utf-8"), nl=False)
-    ctx.exit(code)
-
-
-def _settings(ctx: click.Context, mode: str) -> Any:
-    """The [captures] options of the current directory's configuration (a bad one: exit 1)."""
-    from continuity_checks.checks.captures import helper
-
-    found = helper.configured(mode)
-    if isinstance(found, tuple):
-        _emit(ctx, found)
-    return found
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def capture() -> None:
-    """LoopX context captures: manifests, verified reads, cycle deltas."""
-
-
-@capture.command("manifest")
-@click.argument("directory", type=click.Path(file_okay=False))
-@click.option(
-    "--capture",
-    "name",
-    default=None,
-    help="The capture's file name in DIRECTORY "
-    "(default: capture.json; projection.json in a decision-<id>/ directory).",
-)
-@click.option(
-    "--digest",
-    type=click.Choice(["raw", "canonical"]),
-    default="raw",
-    show_default=True,
-    help="Hash the capture's bytes, or its canonical JSON.",
-)
-@click.pass_context
-def manifest(ctx: click.Context, directory: str, name: str | None, digest: str) -> None:
-    """Write DIRECTORY/manifest.json for the capture in it (never over a different pin)."""
-    from continuity_checks.checks.captures import helper
-
-    _emit(ctx, helper.manifest(directory, name, digest))
-
-
-@capture.command("verify")
-@click.argument("directory", type=click.Path(file_okay=False, exists=True))
-@click.pass_context
-def verify(ctx: click.Context, directory: str) -> None:
-    """Run every captures check on the files under DIRECTORY."""
-    from continuity_checks.checks.captures import helper
-
-    _emit(ctx, helper.verify(directory))
-
-
-def _read_options(f: Any) -> Any:
-    options = [
-        click.option("--capture-file", default=None, metavar="F", help="The capture to read."),
-        click.option("--capture-sha256", default=None, metavar="SHA",
-                     help="Its SHA-256 (bare or sha256:), checked before anything is read."),
-        click.option("--select", "select", multiple=True, metavar="PTR",
-                     help="An RFC 6901 pointer (repeatable; results keep this order)."),
-        click.option("--reference-file", default=None, metavar="R",
-                     help="Read what a *.reader.json reference pins."),
-        click.option("--cursor", type=click.IntRange(min=0), default=None,
-                     help="Byte offset of the page to read (from next_command)."),
-        click.option("--selection-sha256", default=None, metavar="S",
-                     help="The selection digest a continuation must still match."),
-        click.option("--reference-out", default=None, metavar="FILE",
-                     help="Also write a *.reader.json reference for this read (never over one)."),
-    ]  # fmt: skip
-    for option in reversed(options):
-        f = option(f)
-    return f
-
-
-@capture.command("read")
-@_read_options
-@click.option(
-    "--list", "as_list", is_flag=True, help="List {pointer, type, size, members} instead."
-)
-@click.option(
-    "--list-depth",
-    type=click.IntRange(min=0),
-    default=1,
-    show_default=True,
-    help="With --list: levels below each selected node "
-    "(0: the node itself; see [captures] list-depth-origin).",
-)
-@click.pass_context
-def read(ctx: click.Context, /, as_list: bool, list_depth: int, **kwargs: Any) -> None:
-    """Read selected values of a capture, verified by digest, paged to 16,000 bytes."""
-    from continuity_checks.checks.captures import helper
-
-    settings = _settings(ctx, helper.READ_MODE)
-    depth = list_depth if as_list else None
-    _emit(ctx, helper.read(list_depth=depth, settings=settings, **_args(kwargs)))
-
-
-@capture.command("list")
-@_read_options
-@click.option(
-    "--list-depth",
-    type=click.IntRange(min=0),
-    default=1,
-    show_default=True,
-    help="Levels below each selected node (0: the node itself; see [captures] list-depth-origin).",
-)
-@click.pass_context
-def list_(ctx: click.Context, /, list_depth: int, **kwargs: Any) -> None:
-    """List the nodes under selected pointers (same as read --list)."""
-    from continuity_checks.checks.captures import helper
-
-    settings = _settings(ctx, helper.READ_MODE)
-    _emit(ctx, helper.read(list_depth=list_depth, settings=settings, **_args(kwargs)))
-
-
-def _args(kwargs: dict[str, Any]) -> dict[str, Any]:
-    kwargs["select"] = list(kwargs["select"])
-    return kwargs
-
-
-@capture.command("diff")
-@click.argument("base", type=click.Path(dir_okay=False))
-@click.argument("current", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", "out", default=None, metavar="OUT", help="Write the delta here.")
-@click.pass_context
-def diff(ctx: click.Context, base: str, current: str, out: str | None) -> None:
-    """Write the cycle delta that restores CURRENT from BASE (stdout without -o)."""
-    from continuity_checks.checks.captures import helper
-
-    _emit(ctx, helper.diff(base, current, out, _settings(ctx, "capture-diff")))
-
-
-@capture.command("apply")
-@click.argument("base", type=click.Path(dir_okay=False))
-@click.argument("delta", type=click.Path(dir_okay=False))
-@click.option(
-    "-o",
-    "--output",
-    "out",
-    default=None,
-    metavar="OUT",
-    help="Write the restored document here (canonical JSON; stdout without -o).",
-)
-@click.pass_context
-def apply(ctx: click.Context, base: str, delta: str, out: str | None) -> None:
-    """Restore the current document from BASE and a cycle DELTA; refuse on any digest mismatch."""
-    from continuity_checks.checks.captures import helper
-
-    _emit(ctx, helper.apply(base, delta, out, _settings(ctx, "capture-apply")))
+    write_bytes(payload if isinstance(payload, bytes) else output(payload).encode("utf-8"))
+    return code

@@ -3,89 +3,114 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-import click
-
+from continuity_checks.cli.args import at_least, fail, parse, parser
 from continuity_checks.cli.common import (
+    add_baseline,
+    add_config,
+    add_family,
+    add_format,
+    add_root,
+    add_terminal,
     baseline_file,
-    baseline_options,
-    config_option,
     emit,
-    fail,
-    family_option,
-    format_option,
     load_config,
     only,
     progress_line,
     read_baseline,
-    root_option,
-    terminal_options,
 )
 from continuity_checks.core.config import ConfigError, project_root
 
 STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity.limits]"
 
+DESCRIPTION = """\
+Check continuity files: the PATHS given (what pre-commit passes; a directory means every file
+under it; - reads one file from standard input), or --all.
 
-@click.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option(
-    "--all",
-    "all_files",
-    is_flag=True,
-    help="Check every continuity file of the repository, from any directory in it (under "
-    "--root when --root is given).",
-)
-@click.option(
-    "--stdin-filename",
-    metavar="PATH",
-    help="With -, the path the file read from standard input has (what it is checked as).",
-)
-@click.option(
-    "--staged",
-    is_flag=True,
-    help="Also apply the history rules to what is staged, as the commit it will be (against "
-    "HEAD): what the commit hook does, so that a frozen edit or a takeover is caught before it "
-    "is committed.",
-)
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Processes for a large batch (default: one per idle CPU, by the load average, from "
-    "2,000 files on).",
-)
-@root_option
-@config_option
-@family_option
-@format_option
-@baseline_options
-@terminal_options
+Findings name files relative to the top of the repository, whose configuration applies, from
+any directory inside it. Files given that no family claims are named in a note. Findings the
+baseline file knows are hidden, and counted in the summary.
+"""
+
+
+def main(argv: Sequence[str]) -> int:
+    command = parser("check", DESCRIPTION)
+    command.add_argument("paths", nargs="*", metavar="PATHS")
+    command.add_argument(
+        "--all",
+        dest="all_files",
+        action="store_true",
+        help="Check every continuity file of the repository, from any directory in it (under "
+        "--root when --root is given).",
+    )
+    command.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="With -, the path the file read from standard input has (what it is checked as).",
+    )
+    command.add_argument(
+        "--staged",
+        action="store_true",
+        help="Also apply the history rules to what is staged, as the commit it will be (against "
+        "HEAD): what the commit hook does, so that a frozen edit or a takeover is caught before "
+        "it is committed.",
+    )
+    command.add_argument(
+        "--jobs",
+        type=at_least(1),
+        metavar="N",
+        help="Processes for a large batch (default: one per idle CPU, by the load average, from "
+        "2,000 files on).",
+    )
+    add_root(command)
+    add_config(command)
+    add_family(command)
+    add_format(command)
+    add_baseline(command)
+    add_terminal(command)
+    args = parse(command, argv)
+    return check(
+        args.paths,
+        all_files=args.all_files,
+        stdin_filename=args.stdin_filename,
+        staged=args.staged,
+        jobs=args.jobs,
+        root=args.root,
+        config_path=args.config_path,
+        families=only(args.families),
+        fmt=args.fmt,
+        baseline_path=args.baseline_path,
+        no_baseline=args.no_baseline,
+        quiet=args.quiet,
+        no_color=args.no_color,
+    )
+
+
 def check(
-    paths: tuple[str, ...],
+    paths: list[str],
+    *,
     all_files: bool,
     stdin_filename: str | None,
     staged: bool,
     jobs: int | None,
-    root: Path,
+    root: Path | None,
     config_path: Path | None,
-    families: tuple[str, ...],
+    families: tuple[str, ...] | None,
     fmt: str,
     baseline_path: Path | None,
     no_baseline: bool,
     quiet: bool,
     no_color: bool,
-) -> None:
-    """Check continuity files: the PATHS given (what pre-commit passes; a directory means every
-    file under it; - reads one file from standard input), or --all.
-
-    Findings name files relative to the top of the repository, whose configuration applies,
-    from any directory inside it. Files given that no family claims are named in a note.
-    Findings the baseline file knows are hidden, and counted in the summary.
-    """
+) -> int:
+    """``continuity check``; ``root`` None: not given (the current directory, and --all means
+    the whole repository)."""
     from continuity_checks import engine
     from continuity_checks.core.git import GitError
 
+    given_root = root
+    root = Path(".") if root is None else root
     if not paths and not all_files and not staged:
         raise fail(
             "nothing to check",
@@ -113,8 +138,7 @@ def check(
         raise fail("--stdin-filename is given but no - among the paths")
     # --all from any directory of the repository means all of it, as from the top; --root
     # given on the command line narrows it to that directory
-    narrowed = click.get_current_context().get_parameter_source("root")
-    where = str(root) if narrowed is not click.core.ParameterSource.DEFAULT else str(top)
+    where = str(top) if given_root is None else str(root)
     under = (engine.relative(top, where) or "",) if all_files else ()
     progress = progress_line(fmt, quiet, "check", "file")
     try:
@@ -125,7 +149,7 @@ def check(
             under=under,
             stdin=stdin,
             staged=staged,
-            only=only(families),
+            only=families,
             jobs=jobs,
             baseline=baseline,
             progress=progress,
@@ -138,12 +162,12 @@ def check(
         if progress is not None:
             progress.close()
     if all_files and report.files == 0:
-        click.echo(
+        print(
             f"continuity: no continuity file found under {where}"
             + ("" if config.families is None and not families else " for the chosen families"),
-            err=True,
+            file=sys.stderr,
         )
-    raise click.exceptions.Exit(emit(report, fmt, quiet=quiet, no_color=no_color))
+    return emit(report, fmt, quiet=quiet, no_color=no_color)
 
 
 def _stdin(top: Path, name: str | None, limit: int) -> tuple[str, bytes]:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import codecs
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-
-import click
+from typing import TYPE_CHECKING
 
 from continuity_checks import checks
+from continuity_checks.cli.args import directory_path, fail, file_path
 from continuity_checks.cli.terminal import ProgressLine, show_progress, use_color
 from continuity_checks.core import config as config_module
 from continuity_checks.core.config import Config, ConfigError
@@ -21,101 +20,86 @@ from continuity_checks.report import FORMATS, render
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline
 
-F = TypeVar("F", bound=Callable[..., Any])
 #: core.baseline.FILE_NAME, without importing that module into every run (a test keeps the two
 #: equal): a run without a baseline file pays nothing for the feature
 BASELINE_NAME = ".continuity-baseline.json"
 
 
-def root_option(f: F) -> F:
-    return click.option(
+def add_root(parser: argparse.ArgumentParser) -> None:
+    """``--root``: None when not given (``args.root or Path(".")``), so that a command can tell
+    the default from ``--root .``."""
+    parser.add_argument(
         "--root",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=Path("."),
-        show_default=True,
+        type=directory_path,
+        metavar="ROOT",
         help="Where to look: --all checks every file under it. Findings name files relative to "
         "the top of the repository that contains it (ROOT itself outside a repository), whose "
-        "configuration applies.",
-    )(f)
+        "configuration applies. Default: the current directory.",
+    )
 
 
-def config_option(f: F) -> F:
-    return click.option(
+def add_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--config",
-        "config_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
+        dest="config_path",
+        type=file_path,
+        metavar="FILE",
         help="Configuration file (default: ROOT/.continuity.toml, "
         "else [tool.continuity] in ROOT/pyproject.toml).",
-    )(f)
+    )
 
 
-def format_option(f: F) -> F:
-    return click.option(
+def add_format(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--format",
-        "fmt",
-        type=click.Choice(FORMATS),
+        dest="fmt",
+        choices=FORMATS,
         default="text",
-        show_default=True,
-        help="Output format.",
-    )(f)
+        help="Output format (default: %(default)s).",
+    )
 
 
-class FamilyChoice(click.Choice[str]):
-    """The registered families, asked when the option is used (not when this module loads)."""
-
-    def __init__(self) -> None:
-        super().__init__(())
-
-    @property
-    def choices(self) -> tuple[str, ...]:
-        return checks.names()
-
-    @choices.setter
-    def choices(self, value: object) -> None:
-        pass  # the registry decides
-
-
-def family_option(f: F) -> F:
-    return click.option(
+def add_family(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
         "--family",
-        "families",
-        type=FamilyChoice(),
-        multiple=True,
+        dest="families",
+        choices=checks.names(),
+        action="append",
         help="Check only this family (repeatable). Default: all, or the configured ones.",
-    )(f)
+    )
 
 
-def terminal_options(f: F) -> F:
+def add_terminal(parser: argparse.ArgumentParser) -> None:
     """``-q/--quiet`` and ``--no-color``: what a person at a terminal sees."""
-    f = click.option(
-        "--no-color",
-        is_flag=True,
-        help="No colour, even on a terminal (also NO_COLOR; FORCE_COLOR forces it).",
-    )(f)
-    return click.option(
+    parser.add_argument(
         "-q",
         "--quiet",
-        is_flag=True,
+        action="store_true",
         help="Print only errors: no warnings, notes, summary or progress (text format).",
-    )(f)
+    )
+    parser.add_argument(
+        "--no-color",
+        action="store_true",
+        help="No colour, even on a terminal (also NO_COLOR; FORCE_COLOR forces it).",
+    )
 
 
-def baseline_options(f: F) -> F:
-    """``--baseline FILE`` and ``--no-baseline``: which known findings to hide."""
-    f = click.option(
-        "--no-baseline",
-        is_flag=True,
-        help="Report every finding, whatever the baseline file knows.",
-    )(f)
-    return click.option(
+def add_baseline(parser: argparse.ArgumentParser) -> None:
+    """``--baseline FILE`` and ``--no-baseline``: which known findings to hide (the two
+    together are refused by :func:`baseline_file`, with a hint)."""
+    parser.add_argument(
         "--baseline",
-        "baseline_path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
+        dest="baseline_path",
+        type=file_path,
+        metavar="FILE",
         help=f"Baseline file whose known findings are hidden (default: {BASELINE_NAME} at the top "
         "of the repository, when it exists).",
-    )(f)
+    )
+    parser.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="Report every finding, whatever the baseline file knows.",
+    )
 
 
 def baseline_file(top: Path, given: Path | None, no_baseline: bool) -> Path | None:
@@ -166,14 +150,6 @@ def progress_line(fmt: str, quiet: bool, label: str, unit: str) -> ProgressLine 
     return ProgressLine(sys.stderr, label, unit)
 
 
-def fail(message: str, hint: str | None = None) -> click.exceptions.Exit:
-    """Print a one-line reason (and a hint) on stderr; the caller raises the result (exit 2)."""
-    click.echo(f"continuity: {message}", err=True)
-    if hint:
-        click.echo(f"hint: {hint}", err=True)
-    return click.exceptions.Exit(2)
-
-
 def load_config(root: Path, config_path: Path | None) -> Config:
     """The configuration of ``root`` (the top of the repository), or ``config_path``."""
     if not root.is_dir():
@@ -189,8 +165,7 @@ def load_config(root: Path, config_path: Path | None) -> Config:
 def emit(report: Report, fmt: str, *, quiet: bool = False, no_color: bool = False) -> int:
     """Print the report; the exit code: 1 when any error-severity finding, else 0."""
     color = fmt == "text" and use_color(sys.stdout, no_color)
-    # click strips escape sequences on a stream it finds is no terminal, unless told otherwise
-    click.echo(encodable(render(report, fmt, color=color, quiet=quiet)), nl=False, color=color)
+    sys.stdout.write(encodable(render(report, fmt, color=color, quiet=quiet)))
     return report.exit_code
 
 
@@ -221,5 +196,6 @@ _JSON_ESCAPE = "continuity-json-escape"
 codecs.register_error(_JSON_ESCAPE, _json_escapes)
 
 
-def only(families: tuple[str, ...]) -> tuple[str, ...] | None:
-    return families or None
+def only(families: list[str] | None) -> tuple[str, ...] | None:
+    """The families ``--family`` chose (None: not given)."""
+    return tuple(families) if families else None

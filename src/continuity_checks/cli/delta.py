@@ -8,44 +8,176 @@ command runs.
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-import click
+from continuity_checks.cli.args import (
+    add_subcommand,
+    add_subcommands,
+    group_usage,
+    parser,
+    write_bytes,
+)
 
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas.store import DeltaStore
 
 PROG = "deltalayer"
-LIMIT_HELP = "Number of items (1 to 1000)."
+LIMIT_HELP = "Number of items (1 to 1000; default: %(default)s)."
 REF_HELP = "The delta: its _path, a file name in .deltalayer/changes/, or an absolute path."
 
+DESCRIPTION = """\
+Write and read DeltaLayer Conversation Deltas (a drop-in for the prototype CLI).
 
-def _not_an_option(ctx: click.Context, param: click.Parameter, value: object) -> object:
-    """Refuse a value that is one of the command's option names: its own value was forgotten.
+--root must come before the command. Errors print "deltalayer: <message>" and exit 2.
+"""
 
-    Other values that begin with ``-`` are kept (``--change -x``, ``--change "-5% latency"``),
-    which the prototype's argparse refused (docs/delta-helper.md).
+#: The options of each command whose value is free text: it may begin with "-" (see
+#: :func:`_text_values`)
+TEXT_OPTIONS = {
+    "start": ("--source", "--conversation-id", "--started-at", "--change"),
+    "update": ("--conversation", "--updated-at", "--change"),
+    "show": ("--conversation",),
+    "current": ("--conversation",),
+    "freeze": ("--conversation",),
+    "older": ("--before",),
+}
+#: Their other options
+OTHER_OPTIONS = {"recent": ("--limit",), "older": ("--limit",), "rebuild-context": ("--limit",)}
+
+
+def main(argv: Sequence[str]) -> int:
+    group = parser("delta", DESCRIPTION)
+    group.add_argument(
+        "--root",
+        default=".",
+        metavar="DIR",
+        help="Project root holding .deltalayer/, PROJECT.md and AGENTS.md (default: %(default)s).",
+    )
+    commands = add_subcommands(group)
+    add_subcommand(
+        commands, "init", "Create .deltalayer/, PROJECT.md and the AGENTS.md section where missing."
+    )
+    start = add_subcommand(
+        commands, "start", "Start a new Conversation Delta and print it (remember its _path)."
+    )
+    start.add_argument("--source", required=True, help="Who writes the delta (e.g. codex, human).")
+    start.add_argument("--conversation-id", help="Optional conversation id to store.")
+    start.add_argument("--started-at", help="ISO 8601 start time (default: now).")
+    start.add_argument(
+        "--change", dest="changes", metavar="CHANGE", action="append", default=[],
+        help="A durable change (repeatable).",
+    )  # fmt: skip
+    update = add_subcommand(
+        commands,
+        "update",
+        "Replace the changes of your own, non-frozen delta (no --change clears them).",
+    )
+    update.add_argument("--conversation", dest="ref", required=True, help=REF_HELP)
+    update.add_argument("--updated-at", help="ISO 8601 time (default: now).")
+    update.add_argument(
+        "--change", dest="changes", metavar="CHANGE", action="append", default=[],
+        help="A change; the list replaces the old one.",
+    )  # fmt: skip
+    show = add_subcommand(
+        commands,
+        "show",
+        "Print one delta, frozen or not (show and current are the same command).",
+        aliases=("current",),
+    )
+    freeze = add_subcommand(
+        commands,
+        "freeze",
+        "Archive X.json as X.frozen.json (optional in v0.2.1; never overwrites).",
+    )
+    for each in (show, freeze):
+        each.add_argument("--conversation", dest="ref", required=True, help=REF_HELP)
+    recent = add_subcommand(
+        commands, "recent", "Newest deltas first, then legacy history, with next_before for paging."
+    )
+    older = add_subcommand(commands, "older", "The items after a cursor.")
+    older.add_argument(
+        "--before", required=True, help="A cursor: next_before or an item's _cursor."
+    )
+    rebuild = add_subcommand(
+        commands,
+        "rebuild-context",
+        "PROJECT.md plus the recent history, sorted into buckets (writes nothing).",
+    )
+    for each in (recent, older, rebuild):
+        each.add_argument("--limit", type=int, default=5, help=LIMIT_HELP)
+    args = group.parse_args(_text_values(argv, group))
+    operations: dict[str, Callable[[DeltaStore], object]] = {
+        "init": lambda store: "\n".join(store.init()) or "already initialized",
+        "start": lambda store: store.start(
+            args.source,
+            args.changes,
+            started_at=args.started_at,
+            conversation_id=args.conversation_id,
+        ),
+        "update": lambda store: store.update(args.ref, args.changes, updated_at=args.updated_at),
+        "show": lambda store: store.show(args.ref),
+        "current": lambda store: store.show(args.ref),
+        "freeze": lambda store: store.freeze(args.ref),
+        "recent": lambda store: store.recent(args.limit),
+        "older": lambda store: store.older(args.before, args.limit),
+        "rebuild-context": lambda store: store.rebuild_context(args.limit),
+    }
+    if args.command is None:
+        return group_usage(group)
+    return _run(args.root, operations[args.command])
+
+
+def _text_values(argv: Sequence[str], group: argparse.ArgumentParser) -> list[str]:
+    """``argv`` with each free-text option and its value joined (``--change=-x``), so that
+    argparse keeps a value that begins with ``-`` (``--change -x``, ``--source -bot``), which
+    it would take for an option.
+
+    A value that is exactly one of the command's option names (``--source --change``) means a
+    value was forgotten: a usage error, as argparse would have it, before anything is written
+    (docs/delta-helper.md).
     """
-    names = set(ctx.help_option_names)
-    for other in ctx.command.params:
-        names.update(other.opts, other.secondary_opts)
-    given = value if isinstance(value, tuple) else (value,)
-    for item in given:
-        if isinstance(item, str) and item in names:
-            raise click.BadParameter(
-                f"{item!r} is an option name, not a value: give {param.opts[0]} a value first",
-                ctx=ctx,
-                param=param,
-            )
-    return value
+    out: list[str] = []
+    command: str | None = None
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if command is None:
+            out.append(word)
+            if word == "--root":  # the group's one option with a value
+                out += argv[i : i + 1]
+                i += 1
+            elif not word.startswith("-"):
+                command = word
+            continue
+        if word in TEXT_OPTIONS.get(command, ()) and i < len(argv):
+            value = argv[i]
+            names = {
+                "-h",
+                "--help",
+                *TEXT_OPTIONS.get(command, ()),
+                *OTHER_OPTIONS.get(command, ()),
+            }
+            if value in names:
+                group.exit(
+                    2,
+                    f"{group.prog} {command}: error: argument {word}: {value!r} is an option name, "
+                    f"not a value: give {word} a value first\n",
+                )
+            out.append(f"{word}={value}")
+            i += 1
+        else:
+            out.append(word)
+    return out
 
 
 def _emit(text: str, *, err: bool = False) -> None:
     # UTF-8 whatever the console says; a lone surrogate (from an undecodable file name or a
     # "\ud800" escape in a file) becomes "\udXXX", which inside a JSON string is that same escape
-    click.echo(text.encode("utf-8", "backslashreplace"), nl=False, err=err)
+    write_bytes(text.encode("utf-8", "backslashreplace"), err=err)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -53,150 +185,16 @@ def _one_line(exc: BaseException) -> str:
     return message.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def _run(ctx: click.Context, operation: Callable[[DeltaStore], object]) -> None:
+def _run(root: str, operation: Callable[[DeltaStore], object]) -> int:
     from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
 
-    root: str = ctx.obj
     try:
         result = operation(DeltaStore(root))
     except (DeltaError, OSError) as exc:
         _emit(f"{PROG}: {_one_line(exc)}\n", err=True)
-        ctx.exit(2)
+        return 2
     if isinstance(result, str):
         _emit(result + "\n")
     else:
         _emit(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--root",
-    default=".",
-    show_default=True,
-    metavar="DIR",
-    help="Project root holding .deltalayer/, PROJECT.md and AGENTS.md.",
-)
-@click.pass_context
-def delta(ctx: click.Context, root: str) -> None:
-    """Write and read DeltaLayer Conversation Deltas (a drop-in for the prototype CLI).
-
-    --root must come before the command. Errors print "deltalayer: <message>" and exit 2.
-    """
-    ctx.obj = root
-
-
-@delta.command("init")
-@click.pass_context
-def init_command(ctx: click.Context) -> None:
-    """Create .deltalayer/, PROJECT.md and the AGENTS.md section where missing."""
-    _run(ctx, lambda store: "\n".join(store.init()) or "already initialized")
-
-
-@delta.command()
-@click.option(
-    "--source",
-    required=True,
-    callback=_not_an_option,
-    help="Who writes the delta (e.g. codex, human).",
-)
-@click.option(
-    "--conversation-id",
-    default=None,
-    callback=_not_an_option,
-    help="Optional conversation id to store.",
-)
-@click.option(
-    "--started-at",
-    default=None,
-    callback=_not_an_option,
-    help="ISO 8601 start time (default: now).",
-)
-@click.option(
-    "--change",
-    "changes",
-    multiple=True,
-    callback=_not_an_option,
-    help="A durable change (repeatable).",
-)
-@click.pass_context
-def start(
-    ctx: click.Context,
-    source: str,
-    conversation_id: str | None,
-    started_at: str | None,
-    changes: tuple[str, ...],
-) -> None:
-    """Start a new Conversation Delta and print it (remember its _path)."""
-    _run(
-        ctx,
-        lambda store: store.start(
-            source, changes, started_at=started_at, conversation_id=conversation_id
-        ),
-    )
-
-
-@delta.command()
-@click.option("--conversation", "ref", required=True, callback=_not_an_option, help=REF_HELP)
-@click.option(
-    "--updated-at", default=None, callback=_not_an_option, help="ISO 8601 time (default: now)."
-)
-@click.option(
-    "--change",
-    "changes",
-    multiple=True,
-    callback=_not_an_option,
-    help="A change; the list replaces the old one.",
-)
-@click.pass_context
-def update(ctx: click.Context, ref: str, updated_at: str | None, changes: tuple[str, ...]) -> None:
-    """Replace the changes of your own, non-frozen delta (no --change clears them)."""
-    _run(ctx, lambda store: store.update(ref, changes, updated_at=updated_at))
-
-
-@delta.command()
-@click.option("--conversation", "ref", required=True, callback=_not_an_option, help=REF_HELP)
-@click.pass_context
-def show(ctx: click.Context, ref: str) -> None:
-    """Print one delta, frozen or not (show and current are the same command)."""
-    _run(ctx, lambda store: store.show(ref))
-
-
-delta.add_command(show, "current")
-
-
-@delta.command()
-@click.option("--conversation", "ref", required=True, callback=_not_an_option, help=REF_HELP)
-@click.pass_context
-def freeze(ctx: click.Context, ref: str) -> None:
-    """Archive X.json as X.frozen.json (optional in v0.2.1; never overwrites)."""
-    _run(ctx, lambda store: store.freeze(ref))
-
-
-@delta.command()
-@click.option("--limit", type=int, default=5, show_default=True, help=LIMIT_HELP)
-@click.pass_context
-def recent(ctx: click.Context, limit: int) -> None:
-    """Newest deltas first, then legacy history, with next_before for paging."""
-    _run(ctx, lambda store: store.recent(limit))
-
-
-@delta.command()
-@click.option(
-    "--before",
-    required=True,
-    callback=_not_an_option,
-    help="A cursor: next_before or an item's _cursor.",
-)
-@click.option("--limit", type=int, default=5, show_default=True, help=LIMIT_HELP)
-@click.pass_context
-def older(ctx: click.Context, before: str, limit: int) -> None:
-    """The items after a cursor."""
-    _run(ctx, lambda store: store.older(before, limit))
-
-
-@delta.command("rebuild-context")
-@click.option("--limit", type=int, default=5, show_default=True, help=LIMIT_HELP)
-@click.pass_context
-def rebuild_context(ctx: click.Context, limit: int) -> None:
-    """PROJECT.md plus the recent history, sorted into buckets (writes nothing)."""
-    _run(ctx, lambda store: store.rebuild_context(limit))
+    return 0

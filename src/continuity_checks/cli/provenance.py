@@ -2,37 +2,50 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-import click
-
-from continuity_checks.cli.common import config_option, load_config, root_option
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def provenance() -> None:
-    """Write provenance listings (SHA256SUMS-style files)."""
-
-
-@provenance.command("add")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option(
-    "--sums",
-    "sums_file",
-    default=None,
-    type=click.Path(dir_okay=False, path_type=str),
-    help="The sums file to append to (default: SHA256SUMS at the top of the repository).",
+from continuity_checks.cli.args import (
+    add_subcommand,
+    add_subcommands,
+    file,
+    group_usage,
+    parse_group,
+    parser,
 )
-@root_option
-@config_option
-def add_command(
-    files: tuple[str, ...], sums_file: str | None, root: Path, config_path: Path | None
-) -> None:
-    """List FILES in a SHA256SUMS file: one GNU text line (`<sha256>  <path>`) per new file.
+from continuity_checks.cli.common import add_config, add_root, load_config
 
-    Appends atomically under a lock. A file listed already with the same digest is left as it
-    is; one listed with another digest is refused (exit 1) and nothing is written.
-    """
+ADD_DESCRIPTION = """\
+List FILES in a SHA256SUMS file: one GNU text line (`<sha256>  <path>`) per new file.
+
+Appends atomically under a lock. A file listed already with the same digest is left as it
+is; one listed with another digest is refused (exit 1) and nothing is written.
+"""
+
+
+def main(argv: Sequence[str]) -> int:
+    group = parser("provenance", "Write provenance listings (SHA256SUMS-style files).")
+    commands = add_subcommands(group)
+    add = add_subcommand(commands, "add", ADD_DESCRIPTION)
+    add.add_argument("files", nargs="+", metavar="FILES")
+    add.add_argument(
+        "--sums",
+        dest="sums_file",
+        type=file,
+        metavar="FILE",
+        help="The sums file to append to (default: SHA256SUMS at the top of the repository).",
+    )
+    add_root(add)
+    add_config(add)
+    args = parse_group(group, commands, argv)
+    if args.command is None:
+        return group_usage(group)
+    return add_files(args.files, args.sums_file, args.root or Path("."), args.config_path)
+
+
+def add_files(files: list[str], sums_file: str | None, root: Path, config_path: Path | None) -> int:
+    """``continuity provenance add``."""
     from continuity_checks.checks.provenance.add import AddError, add
     from continuity_checks.checks.provenance.family import ProvenanceFamily
     from continuity_checks.core.config import ConfigError, project_root
@@ -44,22 +57,23 @@ def add_command(
     try:
         relative_to = ProvenanceFamily(config).relative_to
     except ConfigError as exc:
-        click.echo(f"continuity: configuration error in {exc}", err=True)
-        raise click.exceptions.Exit(2) from None
+        print(f"continuity: configuration error in {exc}", file=sys.stderr)
+        return 2
     given = [relative(top, name) for name in files]
     outside = [name for name, rel in zip(files, given, strict=True) if rel is None]
     target = relative(top, sums_file) if sums_file else "SHA256SUMS"
     if outside or target is None:
         names = ", ".join(outside or [str(sums_file)])
-        click.echo(f"continuity: {names}: expected a path inside the repository {top}", err=True)
-        raise click.exceptions.Exit(1)
+        print(f"continuity: {names}: expected a path inside the repository {top}", file=sys.stderr)
+        return 1
     snapshot = WorkTree(top, config.max_file_bytes)
     try:
         result = add(snapshot, [g for g in given if g is not None], target, relative_to=relative_to)
     except (AddError, OSError) as exc:
-        click.echo(f"continuity: {exc}", err=True)
-        raise click.exceptions.Exit(1) from None
+        print(f"continuity: {exc}", file=sys.stderr)
+        return 1
     for line in result.lines:
-        click.echo(f"added to {target}: {line}")
+        print(f"added to {target}: {line}")
     for path in result.unchanged:
-        click.echo(f"already listed with the same digest: {path}")
+        print(f"already listed with the same digest: {path}")
+    return 0

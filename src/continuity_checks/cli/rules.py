@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import click
+import sys
+from collections.abc import Sequence
 
 from continuity_checks.checks import all_rules, names
-from continuity_checks.cli.common import fail
+from continuity_checks.cli.args import fail, parser
 from continuity_checks.core.rules import Rule
 
 
@@ -39,36 +40,39 @@ def markdown(rules: list[Rule]) -> str:
     return "\n".join(out) + "\n"
 
 
-@click.command()
-@click.option(
-    "--family",
-    type=click.Choice(("core", *names())),
-    default=None,
-    help="Only the rules of this family.",
-)
-@click.option("--markdown", "as_markdown", is_flag=True, help="Print the documentation page.")
-def rules(family: str | None, as_markdown: bool) -> None:
-    """List every rule: id, default severity, family and summary."""
-    selected = [r for r in all_rules() if family is None or r.family == family]
-    if as_markdown:
-        click.echo(markdown(selected), nl=False)
-        return
+def main(argv: Sequence[str]) -> int:
+    """``continuity rules``."""
+    command = parser("rules", "List every rule: id, default severity, family and summary.")
+    command.add_argument(
+        "--family", choices=("core", *names()), help="Only the rules of this family."
+    )
+    command.add_argument(
+        "--markdown", dest="as_markdown", action="store_true", help="Print the documentation page."
+    )
+    args = command.parse_args(argv)
+    selected = [r for r in all_rules() if args.family is None or r.family == args.family]
+    if args.as_markdown:
+        sys.stdout.write(markdown(selected))
+        return 0
     for r in selected:
-        click.echo(f"{r.id}  {r.severity.value:<7}  {r.family:<8}  {r.summary}")
+        print(f"{r.id}  {r.severity.value:<7}  {r.family:<8}  {r.summary}")
+    return 0
 
 
-@click.command()
-@click.argument("rule_id")
-def explain(rule_id: str) -> None:
-    """Explain one rule: what it checks, why, and what to do."""
+def explain(argv: Sequence[str]) -> int:
+    """``continuity explain RULE``."""
+    command = parser("explain", "Explain one rule: what it checks, why, and what to do.")
+    command.add_argument("rule_id", metavar="RULE_ID")
+    rule_id: str = command.parse_args(argv).rule_id
     by_id = {r.id: r for r in all_rules()}
     found = by_id.get(rule_id.upper())
     if found is None:
         raise fail(f"unknown rule {rule_id!r}", "`continuity rules` lists every rule id")
-    click.echo(f"{found.id}: {found.summary}")
-    click.echo(f"family: {found.family}; default severity: {found.severity.value}")
-    click.echo("")
-    click.echo(found.explanation)
+    print(f"{found.id}: {found.summary}")
+    print(f"family: {found.family}; default severity: {found.severity.value}")
+    print()
+    print(found.explanation)
     if found.hint:
-        click.echo("")
-        click.echo(f"What to do: {found.hint}")
+        print()
+        print(f"What to do: {found.hint}")
+    return 0

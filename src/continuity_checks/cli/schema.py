@@ -2,25 +2,44 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-import click
-
-from continuity_checks.cli.common import fail
+from continuity_checks.cli.args import (
+    add_subcommand,
+    add_subcommands,
+    directory_path,
+    fail,
+    group_usage,
+    parse_group,
+    parser,
+)
 from continuity_checks.core import schemas
 
 
-@click.group()
-def schema() -> None:
-    """List, show or export the shipped JSON Schemas (draft 2020-12)."""
-
-
-@schema.command("list")
-def list_schemas() -> None:
-    """Print each schema's name, $id and title."""
-    for name in schemas.names():
-        loaded = schemas.load(name)
-        click.echo(f"{name}  {loaded['$id']}  {loaded.get('title', '')}")
+def main(argv: Sequence[str]) -> int:
+    group = parser("schema", "List, show or export the shipped JSON Schemas (draft 2020-12).")
+    commands = add_subcommands(group)
+    add_subcommand(commands, "list", "Print each schema's name, $id and title.")
+    show = add_subcommand(commands, "show", "Print one schema exactly as shipped.")
+    show.add_argument("name", metavar="NAME")
+    export = add_subcommand(
+        commands, "export", "Write every schema as DIRECTORY/<name>.schema.json."
+    )
+    export.add_argument("directory", metavar="DIRECTORY", type=directory_path)
+    args = parse_group(group, commands, argv)
+    if args.command == "list":
+        for name in schemas.names():
+            loaded = schemas.load(name)
+            print(f"{name}  {loaded['$id']}  {loaded.get('title', '')}")
+        return 0
+    if args.command == "show":
+        sys.stdout.write(schemas.text(_known(args.name)))
+        return 0
+    if args.command == "export":
+        return _export(args.directory)
+    return group_usage(group)
 
 
 def _known(name: str) -> str:
@@ -29,19 +48,10 @@ def _known(name: str) -> str:
     return name
 
 
-@schema.command()
-@click.argument("name")
-def show(name: str) -> None:
-    """Print one schema exactly as shipped."""
-    click.echo(schemas.text(_known(name)), nl=False)
-
-
-@schema.command()
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-def export(directory: Path) -> None:
-    """Write every schema as DIRECTORY/<name>.schema.json."""
+def _export(directory: Path) -> int:
     directory.mkdir(parents=True, exist_ok=True)
     for name in schemas.names():
         target = directory / f"{name}.schema.json"
         target.write_text(schemas.text(name), encoding="utf-8")
-        click.echo(str(target))
+        print(target)
+    return 0

@@ -2,13 +2,57 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-import click
+from continuity_checks.cli.args import (
+    add_subcommand,
+    add_subcommands,
+    at_least,
+    fail,
+    file_path,
+    group_usage,
+    parse_group,
+    parser,
+    write_bytes,
+)
 
-from continuity_checks.cli.common import fail
+PROJECT_DESCRIPTION = """\
+Print the bounded projection DSH injects for the state in FILE (a WORKING_STATE.json, a
+projection, or a captured injection), exactly as DSH renders it.
+"""
 
-FILE = click.Path(dir_okay=False, path_type=Path)
+
+def main(argv: Sequence[str]) -> int:
+    group = parser(
+        "state", "DSH working state: recompute state_hash, render the bounded projection."
+    )
+    commands = add_subcommands(group)
+    hash_ = add_subcommand(
+        commands,
+        "hash",
+        "Print the state_hash of FILE's content, computed exactly as DSH computes it.",
+    )
+    project = add_subcommand(commands, "project", PROJECT_DESCRIPTION)
+    for each in (hash_, project):
+        each.add_argument("file", metavar="FILE", type=file_path)
+    project.add_argument(
+        "--soft-max-chars",
+        type=at_least(1),
+        default=12000,
+        metavar="N",
+        help="The soft budget (RUNTIME_POLICY investigative_state.snapshot_max_chars; "
+        "default: %(default)s).",
+    )
+    project.add_argument(
+        "--json", dest="body_only", action="store_true", help="Print only the projection JSON."
+    )
+    args = parse_group(group, commands, argv)
+    if args.command == "hash":
+        return _hash(args.file)
+    if args.command == "project":
+        return _project(args.file, args.soft_max_chars, args.body_only)
+    return group_usage(group)
 
 
 def _read(path: Path) -> bytes:
@@ -18,40 +62,22 @@ def _read(path: Path) -> bytes:
         raise fail(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-@click.group()
-def state() -> None:
-    """DSH working state: recompute state_hash, render the bounded projection."""
-
-
-@state.command("hash")
-@click.argument("file", type=FILE)
-def hash_command(file: Path) -> None:
-    """Print the state_hash of FILE's content, computed exactly as DSH computes it."""
+def _hash(file: Path) -> int:
     from continuity_checks.checks.working_state.helper import StateError, state_hash
 
     try:
-        click.echo(state_hash(_read(file)))
+        print(state_hash(_read(file)))
     except StateError as exc:
         raise fail(f"{file}:{exc}") from None
+    return 0
 
 
-@state.command("project")
-@click.argument("file", type=FILE)
-@click.option(
-    "--soft-max-chars",
-    type=click.IntRange(min=1),
-    default=12000,
-    show_default=True,
-    help="The soft budget (RUNTIME_POLICY investigative_state.snapshot_max_chars).",
-)
-@click.option("--json", "body_only", is_flag=True, help="Print only the projection JSON.")
-def project_command(file: Path, soft_max_chars: int, body_only: bool) -> None:
-    """Print the bounded projection DSH injects for the state in FILE (a WORKING_STATE.json,
-    a projection, or a captured injection), exactly as DSH renders it."""
+def _project(file: Path, soft_max_chars: int, body_only: bool) -> int:
     from continuity_checks.checks.working_state.helper import StateError, project
 
     try:
         text = project(_read(file), soft_max_chars, body_only=body_only)
     except StateError as exc:
         raise fail(f"{file}:{exc}") from None
-    click.echo(text.encode("utf-8"))
+    write_bytes(text.encode("utf-8") + b"\n")
+    return 0

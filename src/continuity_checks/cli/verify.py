@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
-import click
-
+from continuity_checks.cli.args import fail, parser
 from continuity_checks.cli.common import (
     BASELINE_FIX,
+    add_baseline,
+    add_config,
+    add_family,
+    add_format,
+    add_root,
+    add_terminal,
     baseline_file,
-    baseline_options,
-    config_option,
     emit,
-    fail,
-    family_option,
-    format_option,
     load_config,
     only,
     progress_line,
-    root_option,
-    terminal_options,
 )
 from continuity_checks.core.config import ConfigError, project_root
+
+DESCRIPTION = """\
+Check every commit of a range: ownership, frozen bytes, legacy history (history mode).
+
+Paths in findings are relative to the top of the git work tree that contains --root. Findings
+the baseline file knows are hidden, and counted in the summary; like the configuration, the
+baseline is the one at the range's base, unless --baseline names one.
+"""
 
 
 def range_from_environment() -> str | None:
@@ -42,46 +49,58 @@ def range_from_environment() -> str | None:
     return None
 
 
-@click.command()
-@click.option(
-    "--range",
-    "revision_range",
-    metavar="BASE..HEAD",
-    help="Commits to check: BASE..HEAD, or one revision for all its history. An empty or "
-    "all-zeros BASE means the commits not on any remote-tracking branch. "
-    "Default: the range of a pre-commit pre-push run.",
-)
-@click.option(
-    "--shard",
-    "shard_spec",
-    metavar="K/N",
-    help="Check only the K-th of N slices of the range's commits (a CI matrix of N jobs): "
-    "together the N jobs report what one run reports.",
-)
-@root_option
-@config_option
-@family_option
-@format_option
-@baseline_options
-@terminal_options
+def main(argv: Sequence[str]) -> int:
+    command = parser("verify", DESCRIPTION)
+    command.add_argument(
+        "--range",
+        dest="revision_range",
+        metavar="BASE..HEAD",
+        help="Commits to check: BASE..HEAD, or one revision for all its history. An empty or "
+        "all-zeros BASE means the commits not on any remote-tracking branch. "
+        "Default: the range of a pre-commit pre-push run.",
+    )
+    command.add_argument(
+        "--shard",
+        dest="shard_spec",
+        metavar="K/N",
+        help="Check only the K-th of N slices of the range's commits (a CI matrix of N jobs): "
+        "together the N jobs report what one run reports.",
+    )
+    add_root(command)
+    add_config(command)
+    add_family(command)
+    add_format(command)
+    add_baseline(command)
+    add_terminal(command)
+    args = command.parse_args(argv)
+    return verify(
+        args.revision_range,
+        args.shard_spec,
+        root=args.root or Path("."),
+        config_path=args.config_path,
+        families=only(args.families),
+        fmt=args.fmt,
+        baseline_path=args.baseline_path,
+        no_baseline=args.no_baseline,
+        quiet=args.quiet,
+        no_color=args.no_color,
+    )
+
+
 def verify(
     revision_range: str | None,
     shard_spec: str | None,
+    *,
     root: Path,
     config_path: Path | None,
-    families: tuple[str, ...],
+    families: tuple[str, ...] | None,
     fmt: str,
     baseline_path: Path | None,
     no_baseline: bool,
     quiet: bool,
     no_color: bool,
-) -> None:
-    """Check every commit of a range: ownership, frozen bytes, legacy history (history mode).
-
-    Paths in findings are relative to the top of the git work tree that contains --root.
-    Findings the baseline file knows are hidden, and counted in the summary; like the
-    configuration, the baseline is the one at the range's base, unless --baseline names one.
-    """
+) -> int:
+    """``continuity verify``."""
     from continuity_checks import engine
     from continuity_checks.core.baseline import BaselineError, BaselineSource
     from continuity_checks.core.git import GitError
@@ -110,7 +129,7 @@ def verify(
             root,
             config,
             revision_range,
-            only=only(families),
+            only=families,
             config_at_base=at_base,
             shard=shard,
             baseline=source,
@@ -125,4 +144,4 @@ def verify(
     finally:
         if progress is not None:
             progress.close()
-    raise click.exceptions.Exit(emit(report, fmt, quiet=quiet, no_color=no_color))
+    return emit(report, fmt, quiet=quiet, no_color=no_color)

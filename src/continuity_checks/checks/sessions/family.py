@@ -63,8 +63,8 @@ class SessionsFamily:
             self._history = History(self.max_depth)
         return self._history
 
-    def claims(self, path: str) -> str | None:
-        return layout.claims(path)
+    #: by path alone (layout.claims), called as it is: one call less for every path of a run
+    claims = staticmethod(layout.claims)
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         if file.kind == layout.NODE:
