@@ -19,7 +19,7 @@ from continuity_checks.checks.sessions import tree
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.globs import Globs
-from continuity_checks.core.parallel import WorkerFailed
+from continuity_checks.core.workers import WorkerFailed
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 

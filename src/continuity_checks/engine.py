@@ -29,7 +29,7 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
-from continuity_checks.core.parallel import Workers, can_fork, idle_cpus
+from continuity_checks.core.parallel import idle_cpus
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ def check(
     findings: list[Finding] = []
     unread: set[str] = set()
     count = 0
-    if jobs == 1 or not can_fork():
+    if jobs == 1 or not hasattr(os, "fork"):
         # check_one written out: this loop runs once per file (the commit hook, --jobs 1)
         found = local.findings
         for path, owners in stream() if ahead else items:
@@ -291,6 +291,8 @@ def check(
                 found.extend(families[index].check_file(FileInput(path, kind, read, snapshot)))
         findings, unread = found, set(local.unread)
     else:
+        from continuity_checks.core.workers import Workers  # not for the commit hook
+
         # this process takes its turn with jobs - 1 workers: it walks and feeds the tree checks
         # too, but its share keeps it from idling while a worker's pipe is full
         with Workers(jobs - 1, check_one, local.result) as workers:
