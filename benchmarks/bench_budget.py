@@ -4,9 +4,10 @@ in one run.
 
 Rows (``--rows`` picks some; default all):
 
-- ``check-all``: ``continuity check --all`` on N generated deltas (default 10,000) against
-  ``check-jsonschema`` with the same schema and against a loop of ``orjson.loads`` +
-  ``jsonschema_rs`` validation (``peer_loop.py``; skipped when orjson is not installed);
+- ``check-all``: ``continuity check --all --jobs 1`` (one process, as each peer) on N generated
+  deltas (default 10,000) against ``check-jsonschema`` with the same schema and against a loop
+  of ``orjson.loads`` + ``jsonschema_rs`` validation (``peer_loop.py``; skipped when orjson is
+  not installed), paired with each;
 - ``hook``: the commit hook (``continuity check --staged <one changed delta>``) in a store of 10
   deltas, against ``python -m json.tool`` on the same file and ``python -c pass`` of a clean
   venv (no packages, no ``.pth`` files: the interpreter's own floor);
@@ -224,12 +225,18 @@ class Bench:
     # --- rows -------------------------------------------------------------------------------
 
     def check_all(self) -> None:
+        """One process against one process: ``--jobs 1`` (the peers use one CPU), in wall time
+        (paired with each peer) and in instructions."""
         count = self.args.count
         root = self.store(f"d{count}", count)
         changes = root / CHANGES_DIR
         names = sorted(os.listdir(changes))
-        print(f"check --all: {count} deltas in {root}, load {load()}")
-        commands = self.each_side("continuity check --all", self.continuity("check", "--all"), root)
+        print(f"check --all --jobs 1: {count} deltas in {root}, load {load()}")
+        commands = self.each_side(
+            "continuity check --all --jobs 1",
+            self.continuity("check", "--all", "--jobs", "1"),
+            root,
+        )
         jsonschema = [str(BIN / "check-jsonschema"), "--schemafile", str(SCHEMA), *names]
         commands.append(Command("check-jsonschema", jsonschema, changes, self.plain))
         try:
@@ -241,14 +248,13 @@ class Bench:
             commands.append(Command("orjson + jsonschema-rs loop", loop, changes, self.plain))
         interleaved(commands, self.args.repeat)
         show(commands)
+        ours = commands[: len(self.sides)]
+        for peer in commands[len(self.sides) :]:
+            for side in ours:
+                print("  " + paired(side, peer))
         if len(self.sides) == 2:
             print("  " + paired(commands[0], commands[1]))
-        one = self.each_side(
-            "continuity check --all --jobs 1",
-            self.continuity("check", "--all", "--jobs", "1"),
-            root,
-        )
-        self.counted([*one, *commands[len(self.sides) :]])
+        self.counted(commands)
         print(f"  load after: {load()}")
 
     def hook(self) -> None:

@@ -2,12 +2,15 @@
 Python that only opens and parses the same node files (the floor any checker of them pays).
 
     python benchmarks/bench_sessions.py [DIR] [--sessions 1000] [--nodes 200] [--runs 3]
+        [--jobs N] [--against OTHER/src]
 
 Generates DIR with gen_sessions.py when it does not exist (without DIR: in a temporary
 directory, removed at the end, as `nox -s bench` runs it). The two commands run alternately,
 after one warm-up run each; reported: median and best wall time, median CPU time (user +
 system, the process and its children, from ``wait4``: steadier than wall time on a loaded
-machine) and the peak resident memory of each process, in one run of this script.
+machine) and the peak resident memory of each process, in one run of this script. With
+``--against SRC`` the same check of another version of the code (its ``src`` directory, on
+``PYTHONPATH``) runs in the same turns, and the paired ratios of the two are printed.
 """
 
 from __future__ import annotations
@@ -39,12 +42,12 @@ print(count, "node files parsed")
 """
 
 
-def run(command: list[str]) -> tuple[float, float, int]:
+def run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system, children included) and peak RSS (KiB) of one
     run."""
     before = os.times()
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     after = os.times()
@@ -63,6 +66,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--nodes", type=int, default=200)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--jobs", help="passed to continuity check (default: its own)")
+    parser.add_argument("--against", type=Path, help="another version's src, run in turns")
     args = parser.parse_args()
     if args.directory is None:
         with tempfile.TemporaryDirectory() as scratch:
@@ -79,21 +84,27 @@ def measure(args: argparse.Namespace) -> None:
              "--sessions", str(args.sessions), "--nodes", str(args.nodes)],
             check=True,
         )  # fmt: skip
-    commands = {
-        "plain Python: open + json.loads of every node file": [
-            sys.executable, "-c", PLAIN, str(args.directory)],
-        "continuity check --family sessions --all --root DIR": [
-            sys.executable, "-m", "continuity_checks", "check", "--family", "sessions", "--all",
-            "--root", str(args.directory)],
+    jobs = ["--jobs", args.jobs] if args.jobs else []
+    check = [sys.executable, "-m", "continuity_checks", "check", "--family", "sessions", "--all",
+             "--root", str(args.directory), *jobs]  # fmt: skip
+    here = str(HERE.parent / "src")
+    commands: dict[str, tuple[list[str], dict[str, str] | None]] = {
+        "plain Python: open + json.loads of every node file": (
+            [sys.executable, "-c", PLAIN, str(args.directory)], None),
+        "continuity check --family sessions --all --root DIR": (
+            check, {**os.environ, "PYTHONPATH": here} if args.against else None),
     }  # fmt: skip
-    for command in commands.values():
-        run(command)  # warm-up: the page cache holds the files for both
+    if args.against:
+        other = {**os.environ, "PYTHONPATH": str(args.against.resolve())}
+        commands[f"the same check, {args.against}"] = (check, other)
+    for command, env in commands.values():
+        run(command, env)  # warm-up: the page cache holds the files for both
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpus: dict[str, list[float]] = {name: [] for name in commands}
     memory: dict[str, int] = dict.fromkeys(commands, 0)
     for _ in range(args.runs):
-        for name, command in commands.items():
-            elapsed, cpu, rss = run(command)
+        for name, (command, env) in commands.items():
+            elapsed, cpu, rss = run(command, env)
             times[name].append(elapsed)
             cpus[name].append(cpu)
             memory[name] = max(memory[name], rss)
@@ -106,9 +117,16 @@ def measure(args: argparse.Namespace) -> None:
               f"| {statistics.median(cpus[name]):.2f} s | {memory[name] / 1024:.0f} MiB "
               f"| {args.runs} |")  # fmt: skip
     names = list(commands)
-    ratio = statistics.median(times[names[1]]) / statistics.median(times[names[0]])
-    cpu_ratio = statistics.median(cpus[names[1]]) / statistics.median(cpus[names[0]])
-    print(f"ratio (median): {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU")
+    for name in names[1:]:
+        ratio = statistics.median(times[name]) / statistics.median(times[names[0]])
+        cpu_ratio = statistics.median(cpus[name]) / statistics.median(cpus[names[0]])
+        print(f"{name} / plain (median): {ratio:.2f}x wall, {cpu_ratio:.2f}x CPU")
+    if args.against:
+        paired = [a / b for a, b in zip(times[names[1]], times[names[2]], strict=True)]
+        paired_cpu = [a / b for a, b in zip(cpus[names[1]], cpus[names[2]], strict=True)]
+        print(f"this / {args.against}, paired by run (median): "
+              f"{statistics.median(paired):.3f} wall, "
+              f"{statistics.median(paired_cpu):.3f} CPU")  # fmt: skip
     for name in commands:
         print(
             f"{name}: wall {', '.join(f'{t:.2f}' for t in times[name])} s; "

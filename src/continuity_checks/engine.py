@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,10 +24,12 @@ from continuity_checks.core.family import (
     Declaration,
     Family,
     FileInput,
+    TreeCheck,
+    tree_check,
 )
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
-from continuity_checks.core.parallel import idle_cpus, split_map
+from continuity_checks.core.parallel import idle_cpus
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 
 if TYPE_CHECKING:
@@ -36,7 +39,6 @@ if TYPE_CHECKING:
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
 
-_Partial = tuple[list[Finding], list[list[Claimed]]]
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
 
 
@@ -66,11 +68,20 @@ Progress = Callable[[int, "int | None"], None]
 
 
 def walk(
-    root: Path, exclude: Globs, under: str = "", unlisted: list[Finding] | None = None
-) -> list[str]:
-    """Every file under ``root/under`` as a sorted root-relative ``/`` path. Symlinked
-    directories are not followed, so nothing outside the root is reached. A directory that
-    cannot be listed is a CC001 finding in ``unlisted``, never a silent gap."""
+    root: Path,
+    exclude: Globs,
+    under: str = "",
+    unlisted: list[Finding] | None = None,
+    prune: Collection[str] = (),
+) -> Iterator[str]:
+    """Every file under ``root/under`` as a root-relative ``/`` path, as a stream in sorted
+    order (the order of ``sorted()`` over all of them): inside a directory, files sort by their
+    name and subdirectories by their name and a ``/``, so the depth-first order is the global
+    order (every path under ``d/`` sorts between the same two neighbours of ``d/``). Only the
+    listings of the directories on the way down are held. Symlinked directories are not
+    followed, so nothing outside the root is reached; subdirectories named in ``prune``
+    (root-relative) are not entered. A directory that cannot be listed is a CC001 finding in
+    ``unlisted``, never a silent gap."""
 
     def cannot_list(error: OSError) -> None:
         if unlisted is not None and error.filename is not None:
@@ -81,19 +92,58 @@ def walk(
                 )
             )
 
-    found: list[str] = []
+    excluding = bool(exclude)
+
+    def listing(directory: str, prefix: str) -> list[str] | None:
+        """The names to visit in ``directory``, sorted; a subdirectory's with a ``/``."""
+        names: list[str] = []
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    name = entry.name
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if not is_dir:
+                        if not (excluding and exclude.match(prefix + name)):
+                            names.append(name)
+                        continue
+                    try:
+                        if entry.is_symlink():
+                            continue
+                    except OSError:
+                        pass  # listed as a directory: its own listing says what is wrong
+                    path = prefix + name
+                    if name in SKIP_DIRS or exclude.match(path) or path in prune:
+                        continue
+                    names.append(name + "/")
+        except OSError as error:
+            cannot_list(error)  # as os.walk: a directory that fails part-way is left out whole
+            return None
+        names.sort()
+        return names
+
     start = os.path.join(root, under) if under else str(root)
-    for directory, dirnames, filenames in os.walk(start, onerror=cannot_list):
-        rel_dir = os.path.relpath(directory, root).replace(os.sep, "/")
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIP_DIRS and not exclude.match(prefix + d)
-        )
-        if exclude:
-            found.extend(prefix + f for f in filenames if not exclude.match(prefix + f))
+    rel = os.path.relpath(start, root).replace(os.sep, "/")
+    top = "" if rel == "." else rel + "/"
+    names = listing(start, top)
+    if names is None:
+        return
+    stack: list[tuple[str, str, Iterator[str]]] = [(start, top, iter(names))]
+    while stack:
+        directory, prefix, entries = stack[-1]
+        for name in entries:
+            if name[-1] != "/":
+                yield prefix + name
+                continue
+            inner = os.path.join(directory, name[:-1])
+            found = listing(inner, prefix + name)
+            if found:
+                stack.append((inner, prefix + name, iter(found)))
+                break
         else:
-            found.extend(prefix + f for f in filenames)
-    return sorted(found)
+            stack.pop()
 
 
 def relative(root: Path, given: str) -> str | None:
@@ -117,6 +167,14 @@ def _listed(paths: Sequence[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+#: A claimed path and the families that claim it: (index of the family, kind) each.
+Owners = tuple[tuple[int, str], ...]
+_Item = tuple[str, Owners]
+
+BATCH_AFTER = 64  # items: a batch for a worker ends at the next change of directory from here
+BATCH_MAX = 1024  # items: and here in any case
+
+
 def check(
     root: Path,
     config: Config,
@@ -135,92 +193,155 @@ def check(
     ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
-    processes share a large batch (default: one per idle CPU from PARALLEL_FROM files on, see
-    :func:`~continuity_checks.core.parallel.idle_cpus`). ``baseline``: the findings its
-    ``check`` section knows are hidden and counted. ``progress`` is told the files checked as
-    the run goes (estimated from this process's share when several processes share the
-    batch)."""
+    processes read and check the files, this one and ``jobs - 1`` workers (default: one per
+    idle CPU when the run has PARALLEL_FROM files or more, see
+    :func:`~continuity_checks.core.parallel.idle_cpus`).
+    ``baseline``: the findings its ``check`` section knows are hidden and counted.
+    ``progress`` is told the files handled as the run goes (their total only at the end).
+
+    The files are a stream (:func:`_claimed`): nothing here holds a list of them. Each claimed
+    file goes to its families' :class:`~continuity_checks.core.family.TreeCheck` in this
+    process, in stream order, and is read and checked here or in a worker."""
     root = Path(os.path.abspath(root))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
     snapshot = WorkTree(root, config.max_file_bytes)
+    exclude = Globs(config.exclude)
     notes: list[str] = []
-    candidates: list[str] = []
+    # the sources in order: directories to walk (--all's, then those among paths) and files
+    sources: list[tuple[str, bool]] = [(directory, True) for directory in under]
     named: list[str] = []  # files named one by one: each gets a word when it is not checked
     excluded: list[str] = []
-    unlisted: list[Finding] = []  # directories that could not be listed
-    exclude = Globs(config.exclude)
-    for directory in under:
-        candidates.extend(walk(root, exclude, directory, unlisted))
     for path in paths:
         if exclude.match(path):  # a file or a whole directory: named in the note, not skipped
             excluded.append(path)
         elif snapshot.is_dir(path) and not any(f.claims(path) for f in families):
-            candidates.extend(walk(root, exclude, path, unlisted))
+            sources.append((path, True))
         else:
-            candidates.append(path)
+            sources.append((path, False))
             named.append(path)
     given: dict[str, bytes] = {}
     if stdin is not None:
         name, data = stdin
         given[name] = data
-        candidates.append(name)
+        sources.append((name, False))
         named.append(name)
-    work: list[tuple[str, tuple[tuple[int, str], ...]]] = []
-    for path in dict.fromkeys(candidates):
-        owners = tuple(
-            (index, kind)
-            for index, family in enumerate(families)
-            if (kind := family.claims(path)) is not None
-        )
-        if owners:
-            work.append((path, owners))
-    claimed_paths = {path for path, _ in work}
-    unclaimed = [path for path in dict.fromkeys(named) if path not in claimed_paths]
+    unclaimed = [p for p in dict.fromkeys(named) if not any(f.claims(p) for f in families)]
     if unclaimed:
         notes.append(f"not checked, no family claims them: {_listed(unclaimed)}")
     if excluded:
         notes.append(f"not checked, excluded by the configuration: {_listed(excluded)}")
 
+    unlisted: list[Finding] = []  # directories that could not be listed
+    items = _claimed(root, sources, families, exclude, unlisted)
+    # a bounded look ahead decides whether workers pay: a run that ends before PARALLEL_FROM
+    # claimed files stays in this process
+    ahead = [] if jobs == 1 else list(itertools.islice(items, PARALLEL_FROM))
     if jobs is None:
-        jobs = idle_cpus() if len(work) >= PARALLEL_FROM else 1
-    parent = os.getpid()
-    # each file of this process's share stands for `step` files of the batch
-    step = max(1, min(jobs, len(work)))
+        jobs = idle_cpus() if len(ahead) >= PARALLEL_FROM else 1
+    elif jobs > 1:
+        jobs = max(1, min(jobs, len(ahead)))
+    ahead.reverse()  # popped from the end: each is dropped once handed on
 
-    def check_files(part: Sequence[tuple[str, tuple[tuple[int, str], ...]]]) -> _Partial:
-        findings: list[Finding] = []
-        claimed: list[list[Claimed]] = [[] for _ in families]
-        tell = progress if progress is not None and os.getpid() == parent else None
-        for done, (path, owners) in enumerate(part):
-            if tell is not None:
-                tell(min(done * step, len(work)), len(work))
-            data = given[path] if path in given else snapshot.read(path)
-            if isinstance(data, Unreadable):
-                findings.append(data.finding())
+    def stream() -> Iterator[_Item]:
+        while ahead:
+            yield ahead.pop()
+        yield from items
+
+    # each family's tree check, made at its first claimed file: a run with none of a family's
+    # files (the commit hook) does not import the family's tree check modules
+    trees: list[TreeCheck | None] = [None] * len(families)
+
+    def tree(index: int) -> TreeCheck:
+        made = trees[index]
+        if made is None:
+            made = trees[index] = tree_check(families[index], snapshot)
+        return made
+
+    local = _Checked()  # this process's findings, or a worker's
+
+    def check_one(item: _Item) -> None:
+        path, owners = item
+        data = given[path] if path in given else snapshot.read(path)
+        if isinstance(data, Unreadable):
+            local.findings.append(data.finding())
+            local.unread.append(path)
+            return
+        for index, kind in owners:
+            local.findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
+
+    findings: list[Finding] = []
+    unread: set[str] = set()
+    count = 0
+    if jobs == 1 or not hasattr(os, "fork"):
+        # check_one written out: this loop runs once per file (the commit hook, --jobs 1)
+        found = local.findings
+        for path, owners in stream() if ahead else items:
+            if progress is not None:
+                progress(count, None)
+            count += 1
+            for index, kind in owners:
+                (trees[index] or tree(index)).add(Claimed(path, kind))
+            read = given[path] if path in given else snapshot.read(path)
+            if isinstance(read, Unreadable):
+                found.append(read.finding())
+                local.unread.append(path)
                 continue
             for index, kind in owners:
-                claimed[index].append(Claimed(path, kind))
-                findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
-        return findings, claimed
+                found.extend(families[index].check_file(FileInput(path, kind, read, snapshot)))
+        findings, unread = found, set(local.unread)
+    else:
+        from continuity_checks.core.workers import Workers  # not for the commit hook
 
-    findings: list[Finding] = list(unlisted)
-    claimed: list[list[Claimed]] = [[] for _ in families]
-    for part_findings, part_claimed in split_map(check_files, work, jobs):
-        findings.extend(part_findings)
-        for index, items in enumerate(part_claimed):
-            claimed[index].extend(items)
-    for index, family in enumerate(families):
-        if claimed[index]:
-            findings.extend(family.check_tree(snapshot, claimed[index]))
+        # this process takes its turn with jobs - 1 workers: it walks and feeds the tree checks
+        # too, but its share keeps it from idling while a worker's pipe is full
+        with Workers(jobs - 1, check_one, local.result) as workers:
+            turn = 0
+
+            def hand_on(batch: list[_Item]) -> None:
+                nonlocal turn
+                if turn == 0:
+                    for item in batch:
+                        check_one(item)
+                else:
+                    workers.send(batch)
+                turn = (turn + 1) % jobs
+
+            batch: list[_Item] = []
+            directory = ""
+            for item in stream():
+                count += 1
+                path, owners = item
+                for index, kind in owners:
+                    (trees[index] or tree(index)).add(Claimed(path, kind))
+                # a batch ends at a change of directory where it can: a session's node files
+                # go to one process together (see the sessions family's Gather)
+                here = path[: path.rfind("/") + 1]
+                if len(batch) >= BATCH_MAX or (len(batch) >= BATCH_AFTER and here != directory):
+                    hand_on(batch)
+                    batch = []
+                    if progress is not None:
+                        progress(count - 1, None)
+                batch.append(item)
+                directory = here
+            if batch:
+                hand_on(batch)
+            findings, unread = local.findings, set(local.unread)
+            for part_findings, part_unread in workers.results():
+                findings.extend(part_findings)
+                unread.update(part_unread)
+    findings[:0] = unlisted
+    for made in trees:
+        if made is not None:
+            findings.extend(made.finish(unread))
     if progress is not None:
-        progress(len(work), len(work))
+        progress(count, count)
     if staged:
         findings.extend(check_staged(root, config, chosen, families))
     kept, suppressed = apply_config(config, findings)
     report = Report(
         findings=kept,
-        files=len(work),
+        files=count,
         notes=notes,
         max_per_file=config.max_findings_per_file,
         max_total=config.max_findings,
@@ -231,6 +352,50 @@ def check(
 
         hide(report, baseline.entries("check"))
     return report
+
+
+class _Checked:
+    """What reading and checking files found, in one process: the findings, and the claimed
+    paths that could not be read (the tree checks leave them out, as the family never saw
+    them)."""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.unread: list[str] = []
+
+    def result(self) -> tuple[list[Finding], list[str]]:
+        return self.findings, self.unread
+
+
+def _claimed(
+    root: Path,
+    sources: Sequence[tuple[str, bool]],
+    families: Sequence[Family],
+    exclude: Globs,
+    unlisted: list[Finding],
+) -> Iterator[_Item]:
+    """The claimed files of ``sources`` (``(path, is a directory to walk)``, in order), each once
+    and with the families that claim it. Without a set of all paths: a file named on its own is
+    left out of the walks (it is its own source), a directory walked is not walked again, and a
+    walk does not enter a directory that is a source of its own."""
+    explicit = frozenset(path for path, is_dir in sources if not is_dir)
+    roots = frozenset(path for path, is_dir in sources if is_dir)
+
+    numbered = tuple(enumerate(families))
+    done: set[str] = set()  # sources handled: as many as were given
+    for source, is_dir in sources:
+        if source in done:
+            continue
+        done.add(source)
+        paths: Iterable[str] = (
+            (source,) if not is_dir else walk(root, exclude, source, unlisted, roots)
+        )
+        for path in paths:
+            if is_dir and path in explicit:
+                continue
+            found = tuple((i, kind) for i, f in numbered if (kind := f.claims(path)) is not None)
+            if found:
+                yield path, found
 
 
 def check_staged(

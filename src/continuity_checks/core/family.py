@@ -2,7 +2,9 @@
 
 A family is declared once (:class:`Declaration`) in its package's ``__init__``; configuration
 validation, ``--family`` choices, the hook manifest and the rules page are derived from that
-declaration. The engine drives the family through four calls (:class:`Family`) and hands it
+declaration. The engine drives the family through four calls (:class:`Family`; a family that
+judges the tree as the files stream by gives a :class:`TreeCheck` instead of ``check_tree``,
+see :class:`StreamsTree`) and hands it
 everything it may read as a :class:`~continuity_checks.core.snapshot.Snapshot`: the work tree in
 file mode, a commit's tree (and its first parent's) in history mode. A family never opens a file
 itself.
@@ -10,7 +12,7 @@ itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -149,10 +151,69 @@ class Family(Protocol):
         """Findings for one file on its own (schema, structure, its immediate neighbours)."""
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
-        """Cross-file findings over what was claimed in this run."""
+        """Cross-file findings over what was claimed in this run (every claimed file that
+        could be read, in the order the engine met them). The engine keeps the list for it
+        (:class:`CollectedTree`); a family with many files gives a :class:`TreeCheck` instead
+        (:class:`StreamsTree`), and this is then not called."""
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
+
+
+class TreeCheck(Protocol):
+    """One file-mode run's cross-file check, fed as the engine goes.
+
+    The engine walks its sources as a stream (a directory's files in sorted order, so every
+    directory's files arrive together) and hands each claimed file to :meth:`add` in that
+    order, in the engine's own process, before the file is read (the reading may happen in a
+    worker process). After the last one, :meth:`finish` gets the claimed paths whose bytes could
+    not be read (the engine reported them) and gives the findings left. What it holds between
+    the two is its own choice: a family whose files fall into independent units (a session, a
+    workspace) judges a unit when the stream moves past it and keeps nothing of it, so its
+    memory does not grow with the number of units."""
+
+    def add(self, item: Claimed) -> None: ...
+
+    def finish(self, unread: Collection[str]) -> Iterable[Finding]: ...
+
+
+class StreamsTree(Protocol):
+    """A family that judges the tree as the files stream by: the engine asks it for one
+    :class:`TreeCheck` per run and does not call ``check_tree``. Optional."""
+
+    def tree(self, snapshot: Snapshot) -> TreeCheck: ...
+
+
+class CollectedTree:
+    """The :class:`TreeCheck` of a family without one of its own: every claimed item kept,
+    ``check_tree`` called once at the end with those that could be read (when there are any)."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        check_tree: Callable[[Snapshot, list[Claimed]], Iterable[Finding]],
+    ) -> None:
+        self.snapshot = snapshot
+        self.check_tree = check_tree
+        self.items: list[Claimed] = []
+
+    def add(self, item: Claimed) -> None:
+        self.items.append(item)
+
+    def finish(self, unread: Collection[str]) -> Iterable[Finding]:
+        items = [i for i in self.items if i.path not in unread] if unread else self.items
+        self.items = []
+        return self.check_tree(self.snapshot, items) if items else ()
+
+
+def tree_check(family: Family, snapshot: Snapshot) -> TreeCheck:
+    """The family's own :class:`TreeCheck` when it streams, else its ``check_tree`` behind a
+    :class:`CollectedTree`."""
+    streams = getattr(family, "tree", None)
+    if streams is not None:
+        found: TreeCheck = streams(snapshot)
+        return found
+    return CollectedTree(snapshot, family.check_tree)
 
 
 class FinishesCommits(Protocol):

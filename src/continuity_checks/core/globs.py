@@ -33,6 +33,17 @@ def translate(pattern: str) -> str:
     return "".join(out) + "(?:/.*)?"
 
 
+def literal_tail(pattern: str) -> str:
+    """The text after the pattern's last wildcard (all of it without one): every path the
+    pattern matches holds it (``**/*.projection.json``: ``.projection.json``). The ``/`` of a
+    ``**/`` is not in it: ``**/a`` matches ``a``."""
+    pattern = pattern.strip("/")
+    end = max(pattern.rfind("*"), pattern.rfind("?")) + 1
+    if end >= 2 and pattern[end - 2 : end] == "**" and pattern.startswith("/", end):
+        end += 1
+    return pattern[end:]
+
+
 class Globs:
     """Patterns compiled once, into one regular expression: the object is owned by whoever
     asks (a run, a family), so nothing outlives it. False when there are no patterns."""
@@ -41,6 +52,11 @@ class Globs:
         self.patterns = tuple(patterns)
         joined = "|".join(f"(?:{translate(p)})" for p in self.patterns)
         self._regex = re.compile(joined, re.DOTALL) if self.patterns else None
+        # a path that holds none of the patterns' literal tails matches none of them: a
+        # substring test instead of the expression for most paths (None: a pattern ends in a
+        # wildcard, every path must go to the expression)
+        tails = tuple(dict.fromkeys(literal_tail(p) for p in self.patterns))
+        self._tails: tuple[str, ...] | None = None if "" in tails else tails
 
     def __bool__(self) -> bool:
         return self._regex is not None
@@ -50,4 +66,12 @@ class Globs:
 
     def match(self, path: str) -> bool:
         """Whether any pattern matches the whole of ``path``."""
-        return self._regex is not None and self._regex.fullmatch(path) is not None
+        if self._regex is None:
+            return False
+        if self._tails is not None:
+            for tail in self._tails:
+                if tail in path:
+                    break
+            else:
+                return False
+        return self._regex.fullmatch(path) is not None

@@ -2,6 +2,9 @@
 everything already loaded (families, compiled schemas), so a child costs a few milliseconds.
 
 Used only for large batches in a single-threaded process; elsewhere the work runs in-process.
+:func:`split_map` splits a list it is given; :class:`~continuity_checks.core.workers.Workers`
+(imported only by a run that uses it) is fed as a stream, in batches, so that nobody holds the
+whole list.
 """
 
 from __future__ import annotations

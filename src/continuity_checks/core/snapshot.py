@@ -177,13 +177,17 @@ class Snapshot(ABC):
 # --- the work tree ------------------------------------------------------------------------------
 
 
+DIRS_KEPT = 256  # directories a WorkTree remembers as inside the root (see _dir_inside)
+
+
 class WorkTree(Snapshot):
     """The files under ``root`` as they are on disk (file mode).
 
     Symlinks are followed only while they stay inside the root: every directory a path passes
-    through is checked once per snapshot (a cache this object owns), and a symlinked file is
-    read only when its target is inside the root. A FIFO never blocks a read (non-blocking open,
-    then the file type decides).
+    through is checked (a cache this object owns, of the last DIRS_KEPT directories at most:
+    files come a directory at a time, and a cache of every directory of a large tree would grow
+    with it), and a symlinked file is read only when its target is inside the root. A FIFO
+    never blocks a read (non-blocking open, then the file type decides).
     """
 
     def __init__(self, root: Path, limit: int) -> None:
@@ -206,6 +210,8 @@ class WorkTree(Snapshot):
         if known is None:
             # realpath, not Path.resolve: a symlink loop must not raise (it does on 3.10-3.12)
             known = self._within(os.path.realpath(os.path.join(self.root, directory)))
+            if len(self._inside) >= DIRS_KEPT:
+                self._inside = {"": True}  # emptied, not evicted one by one: cheaper per hit
             self._inside[directory] = known
         return known
 

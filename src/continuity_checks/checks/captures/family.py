@@ -45,11 +45,14 @@ class CapturesFamily:
 
     def claims(self, path: str) -> str | None:
         directory, _, name = path.rpartition("/")
+        # the deltas and working-state families' stores: every file is theirs (tested first:
+        # most paths of a large run are deltas)
+        if ".deltalayer" in directory or ".dsh" in directory:
+            framed = f"/{directory}/"
+            if "/.deltalayer/" in framed or "/.dsh/" in framed:
+                return None
         if self.roots and not self.roots.match(directory):
             return None
-        framed = f"/{directory}/"
-        if "/.deltalayer/" in framed or "/.dsh/" in framed:
-            return None  # the deltas and working-state families' stores: every file is theirs
         if name == layout.MANIFEST:
             # OpenProgram's session backups (file_backups/<turn>/manifest.json) belong to the
             # sessions family: decided by the path's shape, since claims sees nothing else

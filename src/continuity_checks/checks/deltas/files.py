@@ -161,7 +161,9 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
     if started and isinstance(source, str) and source.strip():
         name = file.path.rpartition("/")[2]
         expected = naming.stem(started.slug(), source)
-        if naming.collision_of(name, expected) is None:
+        # the name itself with .json or .frozen.json (most deltas), else with a --N suffix
+        plain = name[len(expected) :] in _SUFFIXES and name.startswith(expected)
+        if not plain and naming.collision_of(name, expected) is None:
             suffix = naming.FROZEN_SUFFIX if naming.is_frozen(name) else naming.SUFFIX
             findings.append(
                 dl.NAME_MISMATCH.finding(
@@ -182,11 +184,14 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
     return findings
 
 
+_SUFFIXES = (naming.SUFFIX, naming.FROZEN_SUFFIX)
+
+
 def _earlier(a: timestamps.Timestamp, b: timestamps.Timestamp) -> bool:
     """Whether ``a`` is strictly before ``b``; a date-only side compares by calendar date."""
-    if a.date_only or b.date_only:
-        return _day(a) < _day(b)
-    return bool(a.value < b.value)
+    if isinstance(a.value, datetime) and isinstance(b.value, datetime):
+        return bool(a.value < b.value)
+    return _day(a) < _day(b)
 
 
 def _day(t: timestamps.Timestamp) -> date:
@@ -202,36 +207,76 @@ def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
     run is known without asking. Otherwise a few claimed deltas (the commit hook) cost one
     look-up each, whatever the size of the store, and many (``--all``) one listing per
     directory."""
-    by_directory: dict[str, list[str]] = {}
-    for item in claimed:
-        if item.kind == "delta":
-            parent, _, name = item.path.rpartition("/")
-            by_directory.setdefault(parent, []).append(name)
+    deltas, _ = _by_kind(claimed)
+    return _twins(snapshot, deltas)
+
+
+def _by_kind(claimed: Iterable[Claimed]) -> tuple[dict[str, list[str]], set[str]]:
+    """The claimed deltas' names by directory, and the paths of every other kind claimed."""
+    deltas: dict[str, list[str]] = {}
+    others = set()
+    for path, kind in claimed:
+        if kind == "delta":
+            parent, _, name = path.rpartition("/")
+            names = deltas.get(parent)
+            if names is None:
+                names = deltas[parent] = []
+            names.append(name)
+        else:
+            others.add(path)
+    return deltas, others
+
+
+def _twins(snapshot: Snapshot, deltas: dict[str, list[str]]) -> list[Finding]:
     findings = []
-    for parent, names in sorted(by_directory.items()):
-        claimed_names = set(names)
-        listed: set[str] | None = None
+    for parent, names in sorted(deltas.items()):
         if len(names) >= LIST_FROM:
-            listing = snapshot.list(parent)
-            listed = set(listing) if isinstance(listing, list) else set()
-        for name in sorted(claimed_names):
-            frozen = naming.is_frozen(name)
-            other = naming.unfrozen_name(name) if frozen else naming.frozen_name(name)
-            if other in claimed_names:
-                if frozen:
-                    continue  # reported from the X.json side, also claimed
-            elif listed is not None:
-                if other not in listed:
-                    continue
-            elif not snapshot.exists(f"{parent}/{other}"):
-                continue
-            plain, frozen_name = (other, name) if frozen else (name, other)
+            pairs = _listed_twins(snapshot, parent, set(names))
+        else:
+            pairs = _looked_up_twins(snapshot, parent, set(names))
+        for plain in sorted(pairs):
+            frozen_name = naming.frozen_name(plain)
             findings.append(
                 dl.FROZEN_TWIN.finding(
                     f"{parent}/{plain}", f"expected either {plain} or {frozen_name}, found both"
                 )
             )
     return findings
+
+
+def _looked_up_twins(snapshot: Snapshot, parent: str, claimed: set[str]) -> set[str]:
+    """The plain names (X.json) of the twins among ``claimed`` names of ``parent``: the other
+    side from the claimed names, else one look-up each."""
+    found = set()
+    for name in claimed:
+        frozen = naming.is_frozen(name)
+        other = naming.unfrozen_name(name) if frozen else naming.frozen_name(name)
+        if other in claimed:
+            if frozen:
+                continue  # found from the X.json side, also claimed
+        elif not snapshot.exists(f"{parent}/{other}"):
+            continue
+        found.add(other if frozen else name)
+    return found
+
+
+def _listed_twins(snapshot: Snapshot, parent: str, claimed: set[str]) -> set[str]:
+    """:func:`_looked_up_twins` from one listing of ``parent``, by set operations over the
+    directory instead of a test per name: a claimed X.json whose X.frozen.json is there, and
+    the X.json of a claimed X.frozen.json, when that X.json is there (and not claimed: then it
+    is found from its own side)."""
+    listing = snapshot.list(parent)
+    present = claimed.union(listing) if isinstance(listing, list) else claimed
+    frozen = {n for n in present if n.endswith(naming.FROZEN_SUFFIX)}
+    found = set()
+    for name in frozen:
+        plain = naming.unfrozen_name(name)
+        if plain in claimed:
+            if plain not in frozen:  # an X.frozen.json is frozen itself, never the plain side
+                found.add(plain)
+        elif name in claimed and plain in present:
+            found.add(plain)
+    return found
 
 
 # --- legacy changes.jsonl ----------------------------------------------------------------------
@@ -308,20 +353,21 @@ def check_agents(file: FileInput) -> list[Finding]:
     return []
 
 
-def project_dirs(claimed: Iterable[Claimed]) -> set[str]:
-    """The project roots (directories holding ``.deltalayer/``) that the claimed files belong to."""
+def project_roots(directories: Iterable[str]) -> set[str]:
+    """The project roots (directories holding ``.deltalayer/``) of files in ``directories``."""
     roots = set()
-    for item in claimed:
-        head, sep, _ = item.path.rpartition(".deltalayer/")
+    for directory in directories:
+        head, sep, _ = f"{directory}/".rpartition(".deltalayer/")
         if sep and (not head or head.endswith("/")):
             roots.add(head)
     return roots
 
 
 def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
-    findings = twins(snapshot, claimed)
-    claimed_paths = {c.path for c in claimed}
-    for project in sorted(project_dirs(claimed)):
+    deltas, others = _by_kind(claimed)
+    findings = _twins(snapshot, deltas)
+    directories = deltas.keys() | {path.rpartition("/")[0] for path in others}
+    for project in sorted(project_roots(directories)):
         if not snapshot.exists(f"{project}PROJECT.md"):
             findings.append(
                 dl.NO_PROJECT.finding(
@@ -330,7 +376,7 @@ def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
                 )
             )
         agents = f"{project}AGENTS.md"
-        if agents not in claimed_paths and not snapshot.exists(agents):
+        if agents not in others and not snapshot.exists(agents):
             findings.append(
                 dl.NO_MARKER.finding(
                     agents,

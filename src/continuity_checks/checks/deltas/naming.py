@@ -14,6 +14,8 @@ _SUFFIX_NUMBER = re.compile(r"[1-9][0-9]{0,3}")
 
 def source_slug(source: str) -> str:
     """Each run of characters outside ``[A-Za-z0-9._-]`` becomes one ``-``; ends are stripped."""
+    if source.isascii() and source.isalnum():
+        return source  # only [A-Za-z0-9]: nothing to replace (most sources), without the regex
     return _UNSAFE.sub("-", source).strip("-") or "source"
 
 

@@ -123,19 +123,12 @@ def _offset(text: str) -> timezone:
 
 def parse(raw: object) -> Timestamp:
     """Parse a stored or given value; raise TimestampError with upstream's message."""
-    if not isinstance(raw, str) or not raw.strip():
+    text = raw.strip() if isinstance(raw, str) else ""
+    if not text:
         raise TimestampError(EMPTY)
-    text = raw.strip()
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
-    if len(text) == 10 and text[4] == "-" and text[7] == "-":
-        match = _DATE_ONLY.fullmatch(text)
-        if match is None:
-            raise TimestampError(INVALID)
-        try:
-            return Timestamp(date(*map(int, match.groups())))
-        except ValueError:
-            raise TimestampError(INVALID) from None
+    # before the date-only test: a date alone never has this form
     if _CANONICAL.fullmatch(text):
         # the form every writer produces; every supported Python parses it the same, in C
         try:
@@ -145,6 +138,14 @@ def parse(raw: object) -> Timestamp:
         # seconds precision with a real offset is already the normal form
         normal = len(text) == 25 and not text.endswith("-00:00")
         return Timestamp(value, text if normal else None)
+    if len(text) == 10 and text[4] == "-" and text[7] == "-":
+        match = _DATE_ONLY.fullmatch(text)
+        if match is None:
+            raise TimestampError(INVALID)
+        try:
+            return Timestamp(date(*map(int, match.groups())))
+        except ValueError:
+            raise TimestampError(INVALID) from None
     match = _DATETIME.fullmatch(text)
     if match is None:
         basic = re.fullmatch(r"([0-9]{4})([0-9]{2})([0-9]{2})", text, re.ASCII)

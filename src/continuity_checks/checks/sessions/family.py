@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from continuity_checks.checks.sessions import DECLARATION, layout
 from continuity_checks.checks.sessions.pathmap import PathMap
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
+from continuity_checks.core.family import Claimed, CommitContext, FileInput, TreeCheck, options
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot
 
@@ -63,8 +63,8 @@ class SessionsFamily:
             self._history = History(self.max_depth)
         return self._history
 
-    def claims(self, path: str) -> str | None:
-        return layout.claims(path)
+    #: by path alone (layout.claims), called as it is: one call less for every path of a run
+    claims = staticmethod(layout.claims)
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         if file.kind == layout.NODE:
@@ -81,6 +81,14 @@ class SessionsFamily:
         from continuity_checks.checks.sessions import tree
 
         return tree.check_tree(snapshot, claimed, self.max_depth, self.path_map)
+
+    def tree(self, snapshot: Snapshot) -> TreeCheck:
+        """File mode's cross-file checks as the files stream by: one session (and one memory
+        workspace) at a time, whatever the number of sessions."""
+        # imported here, not at the top: see the module's docstring
+        from continuity_checks.checks.sessions.tree import SessionsTree
+
+        return SessionsTree(snapshot, self.max_depth, self.path_map)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         return self.history.check_commit(context)

@@ -59,6 +59,15 @@ def claims(path: str) -> str | None:
             return TOPIC
         if _RECORDS.search(path):
             return RECORDS
+    # what _SESSION_FILE's last part needs, tested before the expression (most paths of a run
+    # are other families' files)
+    if not (
+        name.endswith(".tmp")
+        or name in ("meta.json", "manifest.json")
+        or head == "history"
+        or head.endswith("/history")
+    ):
+        return None
     found = session_path(path)
     if found is not None:
         rest = found.rest

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 from urllib.parse import quote as url_quote
@@ -37,47 +37,106 @@ METAS_KEPT = 64  # meta.json values kept for the registries' cross-checks (each 
 def check_tree(
     snapshot: Snapshot, claimed: list[Claimed], max_depth: int, path_map: PathMap
 ) -> list[Finding]:
-    findings: list[Finding] = []
-    sessions: dict[str, None] = {}
-    # the last node file by name of each session that this run claimed (one per session)
-    last_claimed: dict[str, str] = {}
+    """The cross-file findings over a list of claimed files (what :class:`SessionsTree` gives
+    when fed them in order)."""
+    tree = SessionsTree(snapshot, max_depth, path_map)
     for item in claimed:
-        if item.kind == layout.NODE:
-            home = session_of_node(item.path)
-            sessions[home] = None
-            if item.path > last_claimed.get(home, ""):
-                last_claimed[home] = item.path
-        elif item.kind in SESSION_KINDS:
+        tree.add(item)
+    return tree.finish(())
+
+
+MEMORY_KINDS = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
+REGISTRY_KINDS = (layout.INDEX, layout.LOCATIONS, layout.PROJECTS)
+
+
+class SessionsTree:
+    """The family's cross-file checks, fed by the engine one claimed file at a time in the
+    order of its stream (a directory's files together; see ``engine.walk``), so that what it
+    holds does not grow with the number of sessions.
+
+    A session is settled when a file of another session arrives (or at the end): if its last
+    node file by name was part of the run, ``check_file`` judges it whole when that file
+    arrives (:class:`Gather`); otherwise it is judged here, then. Each settled session's
+    directory is remembered (:attr:`settled`, the one thing kept per session: about 110
+    bytes), so that a session met again (sources that overlap) or named by the registries is
+    not judged twice. Memory files are held per workspace (a state directory's ``memory/``)
+    and checked when the stream moves to another workspace. The registries are checked at the
+    end, with the sessions they name that the run did not settle."""
+
+    def __init__(self, snapshot: Snapshot, max_depth: int, path_map: PathMap) -> None:
+        self.snapshot = snapshot
+        self.max_depth = max_depth
+        self.path_map = path_map
+        self.findings: list[Finding] = []
+        self.settled: set[str] = set()
+        self.session: str | None = None  # the session directory being gathered
+        self.last_claimed = ""  # its last claimed node file by name
+        self.states: dict[str, None] = {}  # state directories of the claimed registries
+        self.workspace: str | None = None
+        self.memory: list[Claimed] = []  # the claimed memory files of that workspace
+
+    def add(self, item: Claimed) -> None:
+        kind = item.kind
+        if kind == layout.NODE:
+            directory: str | None = session_of_node(item.path)
+        elif kind in SESSION_KINDS:
             directory = layout.session_dir_of(item.path)
-            if directory is not None:
-                sessions[directory] = None
-    states = dict.fromkeys(
-        _state_dir(c.path)
-        for c in claimed
-        if c.kind in (layout.INDEX, layout.LOCATIONS, layout.PROJECTS)
-    )
-    for state in states:
-        registries = Registries(snapshot, state, max_depth, path_map)
-        findings.extend(registries.check())
-        for directory in registries.discovered:
-            sessions.setdefault(directory, None)
-    # a session whose last node file was checked in this run was judged whole in check_file
-    # (Gather); the others (nothing of history/ named, or its last file unreadable or not part
-    # of the run) are judged here
-    pending = [
-        d
-        for d in sessions
-        if d not in last_claimed or last_node_file(snapshot, d) != last_claimed[d]
-    ]
-    findings.extend(check_sessions(snapshot, pending, max_depth, path_map))
-    memory_kinds = (layout.ARCHIVE, layout.TOPIC, layout.RECORDS)
-    workspaces: dict[str, list[Claimed]] = {}
-    for item in claimed:
-        if item.kind in memory_kinds:
-            workspaces.setdefault(layout.workspace_of(item.path), []).append(item)
-    for workspace, items in workspaces.items():
-        findings.extend(Workspace(snapshot, workspace, max_depth, path_map).check(items))
-    return findings
+        else:
+            if kind in REGISTRY_KINDS:
+                self.states.setdefault(_state_dir(item.path))
+            elif kind in MEMORY_KINDS:
+                workspace = layout.workspace_of(item.path)
+                if workspace != self.workspace:
+                    self._settle_workspace()
+                    self.workspace = workspace
+                self.memory.append(item)
+            return
+        if directory is None:
+            return
+        if directory != self.session:
+            self._settle_session()
+            self.session = directory
+        if kind == layout.NODE and item.path > self.last_claimed:
+            self.last_claimed = item.path
+
+    def _settle_session(self) -> None:
+        directory, last = self.session, self.last_claimed
+        self.session, self.last_claimed = None, ""
+        if directory is None or directory in self.settled:
+            return
+        self.settled.add(directory)
+        if last and last_node_file(self.snapshot, directory) == last:
+            return  # judged whole in check_file when that file arrived (Gather)
+        self.findings.extend(check_session(self.snapshot, directory, self.max_depth, self.path_map))
+
+    def _settle_workspace(self) -> None:
+        if self.workspace is not None and self.memory:
+            workspace = Workspace(self.snapshot, self.workspace, self.max_depth, self.path_map)
+            self.findings.extend(workspace.check(self.memory))
+        self.workspace, self.memory = None, []
+
+    def finish(self, unread: Collection[str]) -> list[Finding]:
+        """What is left at the end of the run: the last session and workspace, the sessions
+        whose last node file could not be read (``check_file`` never got it), and the
+        registries with the sessions they name that the run did not settle."""
+        self._settle_session()
+        self._settle_workspace()
+        findings, self.findings = self.findings, []
+        pending: dict[str, None] = {}
+        for path in unread:
+            if layout.claims(path) == layout.NODE:
+                directory = session_of_node(path)
+                if last_node_file(self.snapshot, directory) == path:
+                    pending[directory] = None
+        for state in self.states:
+            registries = Registries(self.snapshot, state, self.max_depth, self.path_map)
+            findings.extend(registries.check())
+            for directory in registries.discovered:
+                if directory not in self.settled:
+                    pending[directory] = None
+        self.states = {}
+        findings.extend(check_sessions(self.snapshot, list(pending), self.max_depth, self.path_map))
+        return findings
 
 
 REGISTRIES = ("sessions/index.json", "sessions/locations.json", "projects/projects.json")
@@ -244,8 +303,8 @@ class Gather:
     by another process, in another order, or not part of the run) is read there. Everything
     held belongs to the session being gathered: a file of another session drops it (files
     arrive sorted, a session's together), so memory is one session's nodes, whatever the number
-    of sessions. ``check_tree`` checks a session only when its last node file was not part of
-    the run (see :func:`check_tree`): each session is judged exactly once."""
+    of sessions. :class:`SessionsTree` judges a session only when its last node file was not
+    part of the run, or could not be read: each session is judged once."""
 
     def __init__(self, max_depth: int, path_map: PathMap) -> None:
         self.max_depth = max_depth

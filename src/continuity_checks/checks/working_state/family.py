@@ -44,10 +44,14 @@ class WorkingStateFamily:
         self.settings = Settings(config.max_depth, warn)
 
     def claims(self, path: str) -> str | None:
+        if path.endswith("/WORKING_STATE.json") or path == "WORKING_STATE.json":
+            return "state"
+        # no split for the paths of other families (almost every path of a run): a directory
+        # named .dsh needs the name in the path
+        if ".dsh/" not in path:
+            return "projection" if self.projections.match(path) else None
         parts = path.split("/")
         name = parts[-1]
-        if name == "WORKING_STATE.json":
-            return "state"
         if ".dsh" in parts[:-1]:
             at = parts.index(".dsh")
             below = parts[at + 1 : -1]

@@ -1,0 +1,212 @@
+"""The fast paths of ``check --all`` (issue 12) against the slow ones they stand in for: each
+must give the same answer for every input, not only for the valid deltas they were made for."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from continuity_checks.checks.deltas import files, naming
+from continuity_checks.checks.sessions import layout
+from continuity_checks.checks.working_state.family import WorkingStateFamily
+from continuity_checks.core import strict_json
+from continuity_checks.core.config import Config
+from continuity_checks.core.family import Claimed
+from continuity_checks.core.globs import Globs, translate
+from continuity_checks.core.snapshot import WorkTree
+from tests.conftest import write_tree
+
+# --- strict JSON: the compact fast path against the strict decoder ------------------------------
+
+_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**320), max_value=10**320)
+    | st.floats()
+    | st.text(alphabet=st.characters(codec="utf-8"), max_size=6),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=3), c, max_size=3),
+    max_leaves=12,
+)
+
+
+def _outcome(result: strict_json.Document | strict_json.Problem) -> object:
+    if isinstance(result, strict_json.Problem):
+        return (result.rule.id, result.line, result.column, result.pointer)
+    # NaN never gets here (CC006), so == compares values fully
+    return (json.dumps(result.value), result.compact)
+
+
+def _mutations(text: str) -> list[str]:
+    """The compact text and near-misses of it: a newline, whitespace, an escape, a repeated
+    member (a duplicate key when the text is an object), a second value."""
+    out = [text, text + "\n", text + "\n\n", " " + text, text.replace(",", ", ", 1)]
+    out.append(text.replace("/", "\\/", 1))
+    out.append(text.replace("é", "\\u00e9", 1))
+    if text.startswith("{") and len(text) > 2:
+        first = text[1 : text.index(",")] if "," in text else text[1:-1]
+        out.append(text[:-1] + "," + first + "}")
+    out.append(text + text)
+    return out
+
+
+@given(_values, st.integers(min_value=1, max_value=6))
+def test_the_compact_fast_path_answers_as_the_strict_path(value: object, depth: int) -> None:
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except ValueError:
+        return
+    for candidate in _mutations(text):
+        fast = strict_json.parse(candidate, max_depth=depth)
+        strict = strict_json.parse_strictly(candidate, max_depth=depth)
+        assert _outcome(fast) == _outcome(strict), candidate
+
+
+def test_the_fast_path_refuses_what_the_strict_one_refuses() -> None:
+    for text in (
+        '{"a":NaN}',
+        '{"a":-Infinity}',
+        '{"a":1e400}',
+        '{"a":1,"a":1}',
+        "[" + "9" * 400 + "]",
+    ):
+        fast, strict = strict_json.parse(text), strict_json.parse_strictly(text)
+        assert isinstance(fast, strict_json.Problem), text
+        assert _outcome(fast) == _outcome(strict)
+
+
+def test_compact_text_is_the_compact_encoding() -> None:
+    value = {"a": ['é\n"\\\x01', 1.5, -0.0, 10**30, None, True], "b": {}}
+    assert strict_json.compact_text(value) == json.dumps(
+        value, ensure_ascii=False, separators=(",", ":")
+    )
+
+
+# --- globs: the literal tail test in front of the expression ------------------------------------
+
+_segment = st.sampled_from(["a", "b.json", ".dsh", "x.projection.json", "*", "**", "?", "*.json"])
+_name = st.sampled_from(["a", "b.json", ".dsh", "x.projection.json", "c.raw.txt", "ab"])
+
+
+@given(
+    st.lists(st.lists(_segment, min_size=1, max_size=3).map("/".join), min_size=1, max_size=3),
+    st.lists(_name, min_size=1, max_size=4).map("/".join),
+)
+@example(["**/a"], "a")  # the / of **/ is optional: not part of the literal tail
+@example(["**/*.projection.json"], "x.projection.json/a")  # a directory covers what it holds
+def test_globs_answer_as_their_expression(patterns: list[str], path: str) -> None:
+    expression = re.compile("|".join(f"(?:{translate(p)})" for p in patterns), re.DOTALL)
+    assert Globs(patterns).match(path) == (expression.fullmatch(path) is not None)
+
+
+# --- claims: the early rejects against the full tests ---------------------------------------------
+
+_parts = st.sampled_from(
+    ["sessions", "s1", "history", "0001-u-n.json", "meta.json", "file_backups", "7",
+     "manifest.json", "x.tmp", "meta.json.1.tmp", "memory", "topics", "t.md", ".dsh",
+     "project", "runtime", "transactions", "tx-1", "WORKING_STATE.json", "a.projection.json",
+     ".deltalayer", "changes", "d.json"]
+)  # fmt: skip
+_paths = st.lists(_parts, min_size=1, max_size=5).map("/".join)
+
+
+def _session_claims_in_full(path: str) -> str | None:
+    """layout.claims before its early reject: the expression decides every path."""
+    head, _, name = path.rpartition("/")
+    if name == "index.json" and (head == "sessions" or head.endswith("/sessions")):
+        return layout.INDEX
+    if name == "locations.json" and (head == "sessions" or head.endswith("/sessions")):
+        return layout.LOCATIONS
+    if name == "projects.json" and (head == "projects" or head.endswith("/projects")):
+        return layout.PROJECTS
+    if name == ".gitignore" and (head == ".openprogram" or head.endswith("/.openprogram")):
+        return layout.GITIGNORE
+    if "memory/" in path:
+        for expression, kind in (
+            (layout._ARCHIVE, layout.ARCHIVE),
+            (layout._TOPIC, layout.TOPIC),
+            (layout._RECORDS, layout.RECORDS),
+        ):
+            if expression.search(path):
+                return kind
+    found = layout.session_path(path)
+    if found is None:
+        return None
+    rest = found.rest
+    if rest.startswith("history/"):
+        return (
+            layout.NODE
+            if rest.endswith(".json")
+            else layout.TEMP
+            if rest.endswith(".tmp")
+            else None
+        )
+    if rest == "meta.json":
+        return layout.META
+    if rest.startswith("file_backups/"):
+        return layout.BACKUP
+    if found.directory or rest.startswith(("meta.json.", "jobs.json.")):
+        return layout.TEMP
+    return None
+
+
+@given(_paths)
+def test_session_claims_reject_early_only_what_the_expression_rejects(path: str) -> None:
+    assert layout.claims(path) == _session_claims_in_full(path)
+
+
+def _working_state_claims_in_full(family: WorkingStateFamily, path: str) -> str | None:
+    """WorkingStateFamily.claims before its early reject: every path split into its parts."""
+    from continuity_checks.checks.working_state.family import _in_transaction
+
+    parts = path.split("/")
+    name = parts[-1]
+    if name == "WORKING_STATE.json":
+        return "state"
+    if ".dsh" in parts[:-1]:
+        at = parts.index(".dsh")
+        below = parts[at + 1 : -1]
+        if below == ["project"] and name.endswith(".json"):
+            return "project"
+        if below and below[0] == "runtime":
+            return "transaction" if _in_transaction(parts[at + 1 :]) else "runtime"
+        if _in_transaction(parts[at + 1 :]):
+            return "transaction"
+    return "projection" if family.projections.match(path) else None
+
+
+@given(_paths)
+def test_working_state_claims_reject_early_only_what_the_full_test_rejects(path: str) -> None:
+    family = WorkingStateFamily(Config())
+    assert family.claims(path) == _working_state_claims_in_full(family, path)
+
+
+# --- twins: one listing against one look-up per delta ---------------------------------------------
+
+
+@given(
+    st.sets(
+        st.sampled_from(["a", "b", "c", "d.frozen", "e"]).flatmap(
+            lambda stem: st.sampled_from([f"{stem}.json", f"{stem}.frozen.json"])
+        ),
+        max_size=10,
+    ),
+    st.data(),
+)
+def test_twins_from_a_listing_are_the_twins_looked_up(
+    tmp_path_factory: pytest.TempPathFactory, present: set[str], data: st.DataObject
+) -> None:
+    root = tmp_path_factory.mktemp("t")
+    write_tree(root, {f".deltalayer/changes/{n}": "{}" for n in present})
+    claimed = data.draw(st.sets(st.sampled_from(sorted(present)))) if present else set()
+    snapshot = WorkTree(root, 1 << 20)
+    parent = ".deltalayer/changes"
+    assert files._listed_twins(snapshot, parent, claimed) == files._looked_up_twins(
+        snapshot, parent, claimed
+    )
+    items = [Claimed(f"{parent}/{n}", "delta") for n in claimed]
+    for found in files.twins(snapshot, items):
+        assert naming.frozen_name(found.path.rpartition("/")[2]) in present
