@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import sys
 import tracemalloc
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest
 from continuity_checks import engine
 from continuity_checks.checks.deltas.family import DeltasFamily
 from continuity_checks.checks.sessions import tree
-from continuity_checks.core.config import Config
+from continuity_checks.core.config import Config, Ignore
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.workers import WorkerFailed
@@ -226,6 +227,64 @@ def test_a_session_given_in_pieces_is_judged(tmp_path: Path) -> None:
     report = engine.check(tmp_path, Config(), given, only=("sessions",), jobs=1)
     assert report.files == 3
     assert any(f.path == f"sessions/s1/history/{names[-1]}" for f in report.findings)
+
+
+def _judged_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A file every process that judges a session appends the session's directory to."""
+    judged = tmp_path / "judged.log"
+    original = tree.check_session
+
+    def logged(snapshot: Any, directory: str, *args: Any, **kwargs: Any) -> Any:
+        with open(judged, "a") as log:
+            log.write(directory + "\n")
+        return original(snapshot, directory, *args, **kwargs)
+
+    monkeypatch.setattr(tree, "check_session", logged)
+    return judged
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        # the walk brings s1 without its last node file, which comes after s2's files
+        ["sessions", "sessions/s1/history/LAST"],
+        # s1's meta.json, then s2, then s1's history/
+        ["sessions/s1/meta.json", "sessions/s2", "sessions/s1/history"],
+        ["sessions/s1/history/FIRST", "sessions/s2", "sessions/s1/history/LAST"],
+        ["sessions/s1/history/LAST", "sessions/s2", "sessions/s1", "sessions"],
+    ],
+)
+def test_a_session_met_again_later_in_the_stream_is_judged_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: list[str]
+) -> None:
+    gen = _gen_sessions()
+    for sid in ("s1", "s2"):
+        gen.session(tmp_path / "sessions" / sid, sid, 6)
+    names = sorted(os.listdir(tmp_path / "sessions" / "s1" / "history"))
+    paths = [g.replace("FIRST", names[0]).replace("LAST", names[-1]) for g in given]
+    shutil.rmtree(tmp_path / "sessions" / "s1" / ".git")  # SS102: a finding of the session's own
+    judged = _judged_log(tmp_path, monkeypatch)
+    config = Config(ignores=(Ignore(frozenset({"SS102"}), ("**",), "the count is what is tested"),))
+    for jobs in (1, 2):
+        judged.write_text("")
+        report = engine.check(tmp_path, config, paths, only=("sessions",), jobs=jobs)
+        assert sorted(judged.read_text().split()) == ["sessions/s1/", "sessions/s2/"], jobs
+        assert report.suppressed == 1  # one SS102, counted once
+
+
+def test_a_workspace_met_again_later_in_the_stream_checks_its_block_ids_once(
+    tmp_path: Path,
+) -> None:
+    for name in ("a", "b"):
+        topics = tmp_path / name / "memory" / "topics"
+        topics.mkdir(parents=True)
+        (topics / "one.md").write_text("# One\n\nFirst. ^same\n")
+        (topics / "two.md").write_text("# Two\n\nSecond. ^same\n")
+    # a's topics, b's, a's again: a's workspace is checked on each visit
+    given = ["a/memory/topics/one.md", "b/memory/topics/one.md", "a/memory/topics/two.md"]
+    config = Config(ignores=(Ignore(frozenset({"SS142"}), ("**",), "the count is what is tested"),))
+    report = engine.check(tmp_path, config, given, only=("sessions",), jobs=1)
+    assert report.suppressed == 2  # the repeated block id (SS142): once in a, once in b
 
 
 def _peak(root: Path) -> int:
