@@ -340,3 +340,30 @@ def test_a_run_without_a_familys_files_does_not_import_its_tree_check(tmp_path: 
     assert "continuity_checks.checks.deltas.files" in loaded  # the delta was checked
     assert "continuity_checks.checks.sessions.family" in loaded  # every family was built
     assert "continuity_checks.checks.sessions.tree" not in loaded
+
+
+def test_a_worker_killed_mid_run_is_a_clear_error_from_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A worker that dies (the kernel's OOM killer, a SIGKILL) leaves files unchecked: the run
+    ends with exit 2 and says so, not with a traceback (exit 1 reads as "findings")."""
+    import signal
+
+    from continuity_checks.cli import main
+
+    _deltas(tmp_path, [f".deltalayer/changes/{i:03d}.json" for i in range(40)])
+    parent = os.getpid()
+
+    def killed(self: DeltasFamily, file: FileInput) -> Any:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return []
+
+    monkeypatch.setattr(DeltasFamily, "check_file", killed)
+    monkeypatch.setattr(engine, "BATCH_MAX", 4)
+    monkeypatch.chdir(tmp_path)
+    for command in (["check", "--all"], ["baseline", "check"]):
+        capsys.readouterr()
+        assert main([*command, "--jobs", "2"]) == 2
+        err = capsys.readouterr().err
+        assert "a worker process" in err and "--jobs 1" in err, err
