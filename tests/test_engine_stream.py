@@ -4,6 +4,7 @@ fed over pipes, and memory that does not grow with the number of sessions."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import sys
@@ -367,3 +368,32 @@ def test_a_worker_killed_mid_run_is_a_clear_error_from_the_cli(
         assert main([*command, "--jobs", "2"]) == 2
         err = capsys.readouterr().err
         assert "a worker process" in err and "--jobs 1" in err, err
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_node_file_from_stdin_is_checked_where_the_walk_meets_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    jobs: str,
+) -> None:
+    """``check - . --stdin-filename <node file>``: the node file's bytes are standard input's.
+    Met only after its session was judged (at the session's last node file, reading the
+    others from disk), its own findings were held for a judgment that never came: exit 0 on
+    a broken node file. Met where the walk finds it, as by the engine before the stream, it is
+    held when the session is judged."""
+    import io
+
+    from continuity_checks.cli import main
+
+    gen = _gen_sessions()
+    gen.session(tmp_path / "sessions" / "s1", "s1", 6)
+    gen.session(tmp_path / "sessions" / "s2", "s2", 6)
+    name = "sessions/s1/history/" + sorted(os.listdir(tmp_path / "sessions/s1/history"))[2]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"not": "closed"\n')))
+    capsys.readouterr()
+    code = main(["check", "-", ".", "--stdin-filename", name, "--jobs", jobs, "--format", "json"])
+    found = [(f["rule"], f["path"]) for f in json.loads(capsys.readouterr().out)["findings"]]
+    # the session judged with standard input's version: meta.json's head_id names its node
+    assert (code, found) == (1, [("CC004", name), ("SS105", "sessions/s1/meta.json")])
