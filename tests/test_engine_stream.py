@@ -397,3 +397,25 @@ def test_a_node_file_from_stdin_is_checked_where_the_walk_meets_it(
     found = [(f["rule"], f["path"]) for f in json.loads(capsys.readouterr().out)["findings"]]
     # the session judged with standard input's version: meta.json's head_id names its node
     assert (code, found) == (1, [("CC004", name), ("SS105", "sessions/s1/meta.json")])
+
+
+def test_a_node_file_from_stdin_is_its_bytes_for_a_session_judged_in_another_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standard input's node file is held where it is checked; the session's last node file,
+    in another process, judges the session reading the others: from disk, the broken bytes
+    given on standard input were never judged (exit 0). The work tree reads them instead."""
+    gen = _gen_sessions()
+    gen.session(tmp_path / "sessions" / "s1", "s1", 8)
+    name = "sessions/s1/history/" + sorted(os.listdir(tmp_path / "sessions/s1/history"))[1]
+    monkeypatch.setattr(engine, "BATCH_MAX", 2)  # the session in batches: this process, a worker
+    for jobs in (1, 2, 3):
+        report = engine.check(
+            tmp_path,
+            Config(),
+            ["sessions"],
+            stdin=(name, b'{"broken'),
+            only=("sessions",),
+            jobs=jobs,
+        )
+        assert ("CC004", name) in [(f.rule, f.path) for f in report.findings], jobs

@@ -205,7 +205,8 @@ def check(
     root = Path(os.path.abspath(root))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
-    snapshot = WorkTree(root, config.max_file_bytes)
+    given: dict[str, bytes] = {}  # standard input's file: its bytes for every reader
+    snapshot = WorkTree(root, config.max_file_bytes, given)
     exclude = Globs(config.exclude)
     notes: list[str] = []
     # the sources in order: directories to walk (--all's, then those among paths) and files
@@ -220,7 +221,6 @@ def check(
         else:
             sources.append((path, False))
             named.append(path)
-    given: dict[str, bytes] = {}
     if stdin is not None:
         name, data = stdin
         given[name] = data
