@@ -4,7 +4,9 @@ fed over pipes, and memory that does not grow with the number of sessions."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import shutil
 import sys
 import tracemalloc
 from pathlib import Path
@@ -16,7 +18,7 @@ import pytest
 from continuity_checks import engine
 from continuity_checks.checks.deltas.family import DeltasFamily
 from continuity_checks.checks.sessions import tree
-from continuity_checks.core.config import Config
+from continuity_checks.core.config import Config, Ignore
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.workers import WorkerFailed
@@ -228,6 +230,64 @@ def test_a_session_given_in_pieces_is_judged(tmp_path: Path) -> None:
     assert any(f.path == f"sessions/s1/history/{names[-1]}" for f in report.findings)
 
 
+def _judged_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A file every process that judges a session appends the session's directory to."""
+    judged = tmp_path / "judged.log"
+    original = tree.check_session
+
+    def logged(snapshot: Any, directory: str, *args: Any, **kwargs: Any) -> Any:
+        with open(judged, "a") as log:
+            log.write(directory + "\n")
+        return original(snapshot, directory, *args, **kwargs)
+
+    monkeypatch.setattr(tree, "check_session", logged)
+    return judged
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        # the walk brings s1 without its last node file, which comes after s2's files
+        ["sessions", "sessions/s1/history/LAST"],
+        # s1's meta.json, then s2, then s1's history/
+        ["sessions/s1/meta.json", "sessions/s2", "sessions/s1/history"],
+        ["sessions/s1/history/FIRST", "sessions/s2", "sessions/s1/history/LAST"],
+        ["sessions/s1/history/LAST", "sessions/s2", "sessions/s1", "sessions"],
+    ],
+)
+def test_a_session_met_again_later_in_the_stream_is_judged_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: list[str]
+) -> None:
+    gen = _gen_sessions()
+    for sid in ("s1", "s2"):
+        gen.session(tmp_path / "sessions" / sid, sid, 6)
+    names = sorted(os.listdir(tmp_path / "sessions" / "s1" / "history"))
+    paths = [g.replace("FIRST", names[0]).replace("LAST", names[-1]) for g in given]
+    shutil.rmtree(tmp_path / "sessions" / "s1" / ".git")  # SS102: a finding of the session's own
+    judged = _judged_log(tmp_path, monkeypatch)
+    config = Config(ignores=(Ignore(frozenset({"SS102"}), ("**",), "the count is what is tested"),))
+    for jobs in (1, 2):
+        judged.write_text("")
+        report = engine.check(tmp_path, config, paths, only=("sessions",), jobs=jobs)
+        assert sorted(judged.read_text().split()) == ["sessions/s1/", "sessions/s2/"], jobs
+        assert report.suppressed == 1  # one SS102, counted once
+
+
+def test_a_workspace_met_again_later_in_the_stream_checks_its_block_ids_once(
+    tmp_path: Path,
+) -> None:
+    for name in ("a", "b"):
+        topics = tmp_path / name / "memory" / "topics"
+        topics.mkdir(parents=True)
+        (topics / "one.md").write_text("# One\n\nFirst. ^same\n")
+        (topics / "two.md").write_text("# Two\n\nSecond. ^same\n")
+    # a's topics, b's, a's again: a's workspace is checked on each visit
+    given = ["a/memory/topics/one.md", "b/memory/topics/one.md", "a/memory/topics/two.md"]
+    config = Config(ignores=(Ignore(frozenset({"SS142"}), ("**",), "the count is what is tested"),))
+    report = engine.check(tmp_path, config, given, only=("sessions",), jobs=1)
+    assert report.suppressed == 2  # the repeated block id (SS142): once in a, once in b
+
+
 def _peak(root: Path) -> int:
     tracemalloc.reset_peak()
     start = tracemalloc.get_traced_memory()[0]
@@ -281,3 +341,81 @@ def test_a_run_without_a_familys_files_does_not_import_its_tree_check(tmp_path: 
     assert "continuity_checks.checks.deltas.files" in loaded  # the delta was checked
     assert "continuity_checks.checks.sessions.family" in loaded  # every family was built
     assert "continuity_checks.checks.sessions.tree" not in loaded
+
+
+def test_a_worker_killed_mid_run_is_a_clear_error_from_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A worker that dies (the kernel's OOM killer, a SIGKILL) leaves files unchecked: the run
+    ends with exit 2 and says so, not with a traceback (exit 1 reads as "findings")."""
+    import signal
+
+    from continuity_checks.cli import main
+
+    _deltas(tmp_path, [f".deltalayer/changes/{i:03d}.json" for i in range(40)])
+    parent = os.getpid()
+
+    def killed(self: DeltasFamily, file: FileInput) -> Any:
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return []
+
+    monkeypatch.setattr(DeltasFamily, "check_file", killed)
+    monkeypatch.setattr(engine, "BATCH_MAX", 4)
+    monkeypatch.chdir(tmp_path)
+    for command in (["check", "--all"], ["baseline", "check"]):
+        capsys.readouterr()
+        assert main([*command, "--jobs", "2"]) == 2
+        err = capsys.readouterr().err
+        assert "a worker process" in err and "--jobs 1" in err, err
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_node_file_from_stdin_is_checked_where_the_walk_meets_it(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    jobs: str,
+) -> None:
+    """``check - . --stdin-filename <node file>``: the node file's bytes are standard input's.
+    Met only after its session was judged (at the session's last node file, reading the
+    others from disk), its own findings were held for a judgment that never came: exit 0 on
+    a broken node file. Met where the walk finds it, as by the engine before the stream, it is
+    held when the session is judged."""
+    import io
+
+    from continuity_checks.cli import main
+
+    gen = _gen_sessions()
+    gen.session(tmp_path / "sessions" / "s1", "s1", 6)
+    gen.session(tmp_path / "sessions" / "s2", "s2", 6)
+    name = "sessions/s1/history/" + sorted(os.listdir(tmp_path / "sessions/s1/history"))[2]
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"not": "closed"\n')))
+    capsys.readouterr()
+    code = main(["check", "-", ".", "--stdin-filename", name, "--jobs", jobs, "--format", "json"])
+    found = [(f["rule"], f["path"]) for f in json.loads(capsys.readouterr().out)["findings"]]
+    # the session judged with standard input's version: meta.json's head_id names its node
+    assert (code, found) == (1, [("CC004", name), ("SS105", "sessions/s1/meta.json")])
+
+
+def test_a_node_file_from_stdin_is_its_bytes_for_a_session_judged_in_another_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standard input's node file is held where it is checked; the session's last node file,
+    in another process, judges the session reading the others: from disk, the broken bytes
+    given on standard input were never judged (exit 0). The work tree reads them instead."""
+    gen = _gen_sessions()
+    gen.session(tmp_path / "sessions" / "s1", "s1", 8)
+    name = "sessions/s1/history/" + sorted(os.listdir(tmp_path / "sessions/s1/history"))[1]
+    monkeypatch.setattr(engine, "BATCH_MAX", 2)  # the session in batches: this process, a worker
+    for jobs in (1, 2, 3):
+        report = engine.check(
+            tmp_path,
+            Config(),
+            ["sessions"],
+            stdin=(name, b'{"broken'),
+            only=("sessions",),
+            jobs=jobs,
+        )
+        assert ("CC004", name) in [(f.rule, f.path) for f in report.findings], jobs

@@ -205,7 +205,8 @@ def check(
     root = Path(os.path.abspath(root))
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
-    snapshot = WorkTree(root, config.max_file_bytes)
+    given: dict[str, bytes] = {}  # standard input's file: its bytes for every reader
+    snapshot = WorkTree(root, config.max_file_bytes, given)
     exclude = Globs(config.exclude)
     notes: list[str] = []
     # the sources in order: directories to walk (--all's, then those among paths) and files
@@ -220,7 +221,6 @@ def check(
         else:
             sources.append((path, False))
             named.append(path)
-    given: dict[str, bytes] = {}
     if stdin is not None:
         name, data = stdin
         given[name] = data
@@ -375,14 +375,16 @@ def _claimed(
     unlisted: list[Finding],
 ) -> Iterator[_Item]:
     """The claimed files of ``sources`` (``(path, is a directory to walk)``, in order), each once
-    and with the families that claim it. Without a set of all paths: a file named on its own is
-    left out of the walks (it is its own source), a directory walked is not walked again, and a
-    walk does not enter a directory that is a source of its own."""
+    and with the families that claim it, at its first place among the sources. Without a set of
+    all paths: a file named on its own comes where a walk meets it or at its own place in the
+    sources, whichever is first, a directory walked is not walked again, and a walk does not
+    enter a directory that is a source of its own."""
     explicit = frozenset(path for path, is_dir in sources if not is_dir)
     roots = frozenset(path for path, is_dir in sources if is_dir)
 
     numbered = tuple(enumerate(families))
-    done: set[str] = set()  # sources handled: as many as were given
+    # sources handled, and files named on their own that a walk met: as many as were given
+    done: set[str] = set()
     for source, is_dir in sources:
         if source in done:
             continue
@@ -392,7 +394,13 @@ def _claimed(
         )
         for path in paths:
             if is_dir and path in explicit:
-                continue
+                # where the walk meets it (its first place among the sources, as before the
+                # stream): a node file of a session must come before the session's last, or
+                # its findings are held for a judgment that was made already (and standard
+                # input's bytes for it would be read from disk instead)
+                if path in done:
+                    continue
+                done.add(path)
             found = tuple((i, kind) for i, f in numbered if (kind := f.claims(path)) is not None)
             if found:
                 yield path, found

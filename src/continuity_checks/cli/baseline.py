@@ -19,6 +19,7 @@ from continuity_checks.cli.args import (
 )
 from continuity_checks.cli.common import (
     BASELINE_FIX,
+    WORKER_HINT,
     add_config,
     add_root,
     load_config,
@@ -93,6 +94,7 @@ def baseline_check(
 ) -> int:
     """``continuity baseline check``."""
     from continuity_checks import engine
+    from continuity_checks.core.parallel import WorkerFailed
 
     top = project_root(root)
     config = load_config(top, config_path)
@@ -101,6 +103,8 @@ def baseline_check(
         report = engine.check(top, config, under=("",), jobs=jobs, progress=progress)
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
+    except WorkerFailed as exc:  # its files were not checked: no baseline of part of them
+        raise fail(f"{exc}: not every file was checked", WORKER_HINT) from None
     finally:
         if progress is not None:
             progress.close()

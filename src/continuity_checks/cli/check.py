@@ -8,6 +8,7 @@ from pathlib import Path
 
 from continuity_checks.cli.args import at_least, fail, parse, parser
 from continuity_checks.cli.common import (
+    WORKER_HINT,
     add_baseline,
     add_config,
     add_family,
@@ -108,6 +109,7 @@ def check(
     the whole repository)."""
     from continuity_checks import engine
     from continuity_checks.core.git import GitError
+    from continuity_checks.core.parallel import WorkerFailed
 
     given_root = root
     root = Path(".") if root is None else root
@@ -158,6 +160,8 @@ def check(
         raise fail(f"configuration error in {exc}") from None
     except GitError as exc:
         raise fail(f"--staged: {exc.message}", exc.hint) from None
+    except WorkerFailed as exc:  # its files were not checked: never a report that passes
+        raise fail(f"{exc}: not every file was checked", WORKER_HINT) from None
     finally:
         if progress is not None:
             progress.close()

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 #: equal): a run without a baseline file pays nothing for the feature
 BASELINE_NAME = ".continuity-baseline.json"
 
+#: What to do when a worker process of ``check`` died (core.parallel.WorkerFailed): its files
+#: were not checked, so the run ends with exit 2, never a report that passes.
+WORKER_HINT = "run again; if it recurs, with --jobs 1 (one process: no worker to lose)"
+
 
 def add_root(parser: argparse.ArgumentParser) -> None:
     """``--root``: None when not given (``args.root or Path(".")``), so that a command can tell

@@ -17,6 +17,12 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
+class WorkerFailed(RuntimeError):
+    """A worker process ended without a result (killed, or its result could not be pickled):
+    its share of the work was not done. Here, not in ``workers``, so that the command line can
+    name it without loading that module."""
+
+
 def usable_cpus() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -70,7 +76,7 @@ def split_map(work: Callable[[Sequence[T]], R], items: Sequence[T], jobs: int) -
             payload = pipe.read()
         os.waitpid(pid, 0)
         if not payload:
-            raise RuntimeError("a worker process ended without a result")
+            raise WorkerFailed("a worker process ended without a result")
         ok, value = pickle.loads(payload)
         if not ok:
             raise value

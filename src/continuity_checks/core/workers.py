@@ -10,15 +10,15 @@ import os
 from collections.abc import Callable
 from typing import IO, Any, Generic, TypeVar
 
+from continuity_checks.core.parallel import WorkerFailed
+
 T = TypeVar("T")
 R = TypeVar("R")
 
+__all__ = ["WorkerFailed", "Workers"]
+
 _PIPE_BYTES = 1 << 20  # a worker's input pipe: room for several batches (Linux; else the default)
 _F_SETPIPE_SZ = 1031
-
-
-class WorkerFailed(RuntimeError):
-    """A worker process ended without a result (killed, or its result could not be pickled)."""
 
 
 class Workers(Generic[T, R]):

@@ -56,12 +56,15 @@ class SessionsTree:
 
     A session is settled when a file of another session arrives (or at the end): if its last
     node file by name was part of the run, ``check_file`` judges it whole when that file
-    arrives (:class:`Gather`); otherwise it is judged here, then. Each settled session's
-    directory is remembered (:attr:`settled`, the one thing kept per session: about 110
-    bytes), so that a session met again (sources that overlap) or named by the registries is
-    not judged twice. Memory files are held per workspace (a state directory's ``memory/``)
-    and checked when the stream moves to another workspace. The registries are checked at the
-    end, with the sessions they name that the run did not settle."""
+    arrives (:class:`Gather`); otherwise it is judged at the end (:attr:`deferred`), as its
+    last node file may still come later in the stream (sources that overlap: ``d`` then
+    ``d/<session>/history/<last>``), and Gather would then judge it a second time. Each
+    settled session's directory is remembered (:attr:`settled`, the one thing kept per
+    session: about 110 bytes), so that a session met again or named by the registries is not
+    judged twice. Memory files are held per workspace (a state directory's ``memory/``) and
+    checked when the stream moves to another workspace (its block ids once, however often the
+    stream comes back to it). The registries are checked at the end, with the sessions they
+    name that the run did not settle."""
 
     def __init__(self, snapshot: Snapshot, max_depth: int, path_map: PathMap) -> None:
         self.snapshot = snapshot
@@ -69,6 +72,9 @@ class SessionsTree:
         self.path_map = path_map
         self.findings: list[Finding] = []
         self.settled: set[str] = set()
+        # settled sessions whose last node file has not come (yet): judged at the end
+        self.deferred: dict[str, None] = {}
+        self.block_ids: set[str] = set()  # workspaces whose block ids were checked
         self.session: str | None = None  # the session directory being gathered
         self.last_claimed = ""  # its last claimed node file by name
         self.states: dict[str, None] = {}  # state directories of the claimed registries
@@ -102,17 +108,23 @@ class SessionsTree:
     def _settle_session(self) -> None:
         directory, last = self.session, self.last_claimed
         self.session, self.last_claimed = None, ""
-        if directory is None or directory in self.settled:
+        if directory is None:
+            return
+        if directory in self.settled and directory not in self.deferred:
             return
         self.settled.add(directory)
         if last and last_node_file(self.snapshot, directory) == last:
-            return  # judged whole in check_file when that file arrived (Gather)
-        self.findings.extend(check_session(self.snapshot, directory, self.max_depth, self.path_map))
+            # judged whole in check_file when that file arrived (Gather)
+            self.deferred.pop(directory, None)
+            return
+        self.deferred[directory] = None
 
     def _settle_workspace(self) -> None:
         if self.workspace is not None and self.memory:
             workspace = Workspace(self.snapshot, self.workspace, self.max_depth, self.path_map)
-            self.findings.extend(workspace.check(self.memory))
+            block_ids = self.workspace not in self.block_ids
+            self.block_ids.add(self.workspace)
+            self.findings.extend(workspace.check(self.memory, block_ids=block_ids))
         self.workspace, self.memory = None, []
 
     def finish(self, unread: Collection[str]) -> list[Finding]:
@@ -122,7 +134,7 @@ class SessionsTree:
         self._settle_session()
         self._settle_workspace()
         findings, self.findings = self.findings, []
-        pending: dict[str, None] = {}
+        pending, self.deferred = self.deferred, {}
         for path in unread:
             if layout.claims(path) == layout.NODE:
                 directory = session_of_node(path)
@@ -1436,14 +1448,17 @@ class Workspace:
             self._listings[sid] = found
         return self._listings[sid]
 
-    def check(self, items: list[Claimed]) -> list[Finding]:
+    def check(self, items: list[Claimed], *, block_ids: bool = True) -> list[Finding]:
+        """The cross-file findings of ``items`` (claimed memory files of this workspace), and
+        with ``block_ids`` those of the workspace's block ids (every topic file: once per run,
+        however many parts of the run bring topic files)."""
         findings: list[Finding] = []
         for item in items:
             if item.kind == layout.ARCHIVE:
                 findings.extend(self._archive(item.path))
             elif item.kind == layout.RECORDS:
                 findings.extend(self._records(item.path))
-        if any(item.kind == layout.TOPIC for item in items):
+        if block_ids and any(item.kind == layout.TOPIC for item in items):
             findings.extend(self._block_ids())
         return findings
 
