@@ -274,22 +274,15 @@ def check(
     unread: set[str] = set()
     count = 0
     if jobs == 1 or not hasattr(os, "fork"):
-        # check_one written out: this loop runs once per file (the commit hook, --jobs 1)
-        found = local.findings
-        for path, owners in stream() if ahead else items:
+        for item in stream() if ahead else items:
             if progress is not None:
                 progress(count, None)
             count += 1
+            path, owners = item
             for index, kind in owners:
                 (trees[index] or tree(index)).add(Claimed(path, kind))
-            read = given[path] if path in given else snapshot.read(path)
-            if isinstance(read, Unreadable):
-                found.append(read.finding())
-                local.unread.append(path)
-                continue
-            for index, kind in owners:
-                found.extend(families[index].check_file(FileInput(path, kind, read, snapshot)))
-        findings, unread = found, set(local.unread)
+            check_one(item)
+        findings, unread = local.findings, set(local.unread)
     else:
         from continuity_checks.core.workers import Workers  # not for the commit hook
 

@@ -9,12 +9,7 @@ from pathlib import Path
 from continuity_checks.cli.args import at_least, fail, parse, parser
 from continuity_checks.cli.common import (
     WORKER_HINT,
-    add_baseline,
-    add_config,
-    add_family,
-    add_format,
-    add_root,
-    add_terminal,
+    add_run_options,
     baseline_file,
     emit,
     load_config,
@@ -65,12 +60,7 @@ def main(argv: Sequence[str]) -> int:
         help="Processes for a large batch (default: one per idle CPU, by the load average, from "
         "2,000 files on).",
     )
-    add_root(command)
-    add_config(command)
-    add_family(command)
-    add_format(command)
-    add_baseline(command)
-    add_terminal(command)
+    add_run_options(command)
     args = parse(command, argv)
     return check(
         args.paths,

@@ -203,3 +203,14 @@ codecs.register_error(_JSON_ESCAPE, _json_escapes)
 def only(families: list[str] | None) -> tuple[str, ...] | None:
     """The families ``--family`` chose (None: not given)."""
     return tuple(families) if families else None
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``check`` and ``verify`` share: where (``--root``, ``--config``), which
+    families, the report's format and baseline, and what a terminal shows."""
+    add_root(parser)
+    add_config(parser)
+    add_family(parser)
+    add_format(parser)
+    add_baseline(parser)
+    add_terminal(parser)

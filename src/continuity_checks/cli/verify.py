@@ -9,12 +9,7 @@ from pathlib import Path
 from continuity_checks.cli.args import fail, parse, parser
 from continuity_checks.cli.common import (
     BASELINE_FIX,
-    add_baseline,
-    add_config,
-    add_family,
-    add_format,
-    add_root,
-    add_terminal,
+    add_run_options,
     baseline_file,
     emit,
     load_config,
@@ -66,12 +61,7 @@ def main(argv: Sequence[str]) -> int:
         help="Check only the K-th of N slices of the range's commits (a CI matrix of N jobs): "
         "together the N jobs report what one run reports.",
     )
-    add_root(command)
-    add_config(command)
-    add_family(command)
-    add_format(command)
-    add_baseline(command)
-    add_terminal(command)
+    add_run_options(command)
     args = parse(command, argv)
     return verify(
         args.revision_range,
