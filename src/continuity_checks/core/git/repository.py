@@ -146,6 +146,9 @@ class Repository:
         revision_range: str | None = None,
     ) -> None:
         self._env = environment()
+        # the index of the commit being made, when git names it (``git commit -a`` and ``git
+        # commit <paths>`` hand their hooks a temporary one): what ``staged`` compares
+        self._index = os.environ.get("GIT_INDEX_FILE") or None
         parsed = parse_range(revision_range) if revision_range is not None else None
         if not os.path.isdir(root):
             raise GitError(f"not a git repository: {root}", REPOSITORY_HINT)
@@ -182,8 +185,16 @@ class Repository:
         """End the cat-file process (a walk ends its git log itself)."""
         self.objects.close()
 
-    def _popen(self, args: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        return _popen([f"--git-dir={self.git_dir}", *args], self._env, self.top, **kwargs)
+    def _popen(
+        self, args: list[str], *, index: bool = False, **kwargs: Any
+    ) -> subprocess.Popen[bytes]:
+        """``git <args>`` in this repository; with ``index``, on the index of the commit being
+        made (``GIT_INDEX_FILE`` as git handed it to the hook: a relative one is relative to
+        the top of the work tree, where git runs), else on none that the environment names."""
+        env = self._env
+        if index and self._index is not None:
+            env = {**env, "GIT_INDEX_FILE": self._index}
+        return _popen([f"--git-dir={self.git_dir}", *args], env, self.top, **kwargs)
 
     def _start_cat_file(self) -> subprocess.Popen[bytes]:
         process = self._popen(
@@ -428,7 +439,9 @@ class Repository:
     def staged(self, gitlinks: bool = False) -> list[RawChange]:
         """What the index changes against ``HEAD`` (against nothing before the first commit): the
         prospective commit, as raw entries like a commit's in :meth:`walk`."""
-        out = self._output(["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev"])
+        out = self._output(
+            ["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev"], index=True
+        )
         absent = (NO_FILE,) if gitlinks else (NO_FILE, GITLINK)
         tokens = out.decode("utf-8", "backslashreplace").split("\0")
         changes = []
@@ -440,7 +453,7 @@ class Repository:
     def write_tree(self) -> str:
         """The id of the tree the index holds (written into the object store, as ``git commit``
         would): the prospective commit's tree. A GitError while a merge is unresolved."""
-        tree = self._output(["write-tree"]).decode("ascii", "replace").strip()
+        tree = self._output(["write-tree"], index=True).decode("ascii", "replace").strip()
         if not HEX.fullmatch(tree):
             raise GitError(f"git write-tree gave {tree!r}", GIT_HINT)
         return tree
@@ -471,11 +484,19 @@ class Repository:
                 )
         return found
 
-    def _output(self, args: list[str], *, check: bool = True, stdin: bytes | None = None) -> bytes:
-        """The output of one short git command (given ``stdin``); with ``check``, its first
-        line of complaint as a GitError when it fails."""
+    def _output(
+        self,
+        args: list[str],
+        *,
+        check: bool = True,
+        stdin: bytes | None = None,
+        index: bool = False,
+    ) -> bytes:
+        """The output of one short git command (given ``stdin``; ``index``: see :meth:`_popen`);
+        with ``check``, its first line of complaint as a GitError when it fails."""
         process = self._popen(
             args,
+            index=index,
             stdin=subprocess.PIPE if stdin is not None else None,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

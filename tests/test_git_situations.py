@@ -1,0 +1,138 @@
+"""The commit hook and ``verify`` in unusual but real git situations: a commit made with another
+index than ``.git/index`` (``git commit -a``, ``git commit <paths>``: git hands its hooks the
+index being committed in ``GIT_INDEX_FILE``), and others found in an audit. Real repositories,
+the real CLI; real pre-commit in the tests marked ``slow``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from continuity_checks.cli import main
+from tests.git_helpers import GitRepo, delta, isolate_git, path_of
+
+NAME = path_of("2026-09-21T16-20-00p08-00--agent.json")
+FROZEN = path_of("2026-09-20T10-00-00p08-00--codex.frozen.json")
+PROJECT = {
+    "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n## Project Continuity\n",
+    "PROJECT.md": "# Project\n",
+}
+FROZEN_BYTES = delta("2026-09-20T10:00:00+08:00", source="codex")
+FROZEN_EDITED = delta("2026-09-20T10:00:00+08:00", source="codex", changes=["x"])
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("start", {**PROJECT, NAME: delta(changes=["a"]), FROZEN: FROZEN_BYTES})
+    monkeypatch.chdir(repo.path)
+    return repo
+
+
+def staged(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[tuple[str, str]]]:
+    capsys.readouterr()
+    code = main(["check", "--staged", *args, "--format", "json"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    return code, [(f["rule"], f["path"]) for f in findings]
+
+
+def other_index(repo: GitRepo, *paths: str) -> Path:
+    """An index as ``git commit <paths>`` makes it for its hooks: HEAD's tree with ``paths``
+    added from the work tree (all tracked changes for none, as ``git commit -a``)."""
+    index = Path(repo.git("rev-parse", "--absolute-git-dir")) / "next-index-1.lock"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+    for args in (["read-tree", "HEAD"], ["add", "--", *paths] if paths else ["add", "-u"]):
+        subprocess.run(["git", *args], cwd=repo.path, env=env, check=True)
+    return index
+
+
+def test_the_index_git_commit_hands_its_hooks_is_judged(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git commit -a`` edits a frozen delta that ``.git/index`` does not have staged: the
+    index being committed is GIT_INDEX_FILE's, and the hook must judge that one (it passed)."""
+    repo.write({FROZEN: FROZEN_EDITED})
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other_index(repo)))
+    assert staged(capsys, FROZEN) == (1, [("DL207", FROZEN)])
+    assert staged(capsys, "--family", "deltas", FROZEN) == (1, [("DL207", FROZEN)])
+
+
+def test_what_is_staged_but_not_in_the_commit_is_not_judged(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``git commit PROJECT.md`` while a frozen edit is staged in ``.git/index``: the commit
+    leaves the frozen delta alone, so the hook has nothing to say about it."""
+    repo.write({FROZEN: FROZEN_EDITED})
+    repo.git("add", FROZEN)
+    repo.write({"PROJECT.md": "# Project\n\nMore.\n"})
+    monkeypatch.setenv("GIT_INDEX_FILE", str(other_index(repo, "PROJECT.md")))
+    assert staged(capsys) == (0, [])
+
+
+def test_a_relative_index_is_read_from_the_top_as_git_reads_it(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plain ``git commit`` hands its hooks ``GIT_INDEX_FILE=.git/index``, relative to the
+    top of the work tree; a check run from a subdirectory reads the same index."""
+    repo.write({FROZEN: FROZEN_EDITED})
+    repo.git("add", FROZEN)
+    (repo.path / "sub").mkdir()
+    monkeypatch.chdir(repo.path / "sub")
+    monkeypatch.setenv("GIT_INDEX_FILE", ".git/index")
+    assert staged(capsys) == (1, [("DL207", FROZEN)])
+
+
+HOOK = f"""\
+repos:
+- repo: local
+  hooks:
+  - id: continuity-check
+    name: continuity check
+    entry: {sys.executable} -m continuity_checks check --staged
+    language: system
+    always_run: true
+    require_serial: true
+  - id: check-conversation-deltas
+    name: continuity check deltas
+    entry: {sys.executable} -m continuity_checks check --staged --family deltas
+    language: system
+    files: ^\\.deltalayer/
+    require_serial: true
+"""
+
+
+def hooked(repo: GitRepo) -> None:
+    repo.commit("hooks", {".pre-commit-config.yaml": HOOK})
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo.path, check=True,
+                   capture_output=True)  # fmt: skip
+
+
+def commit(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "commit", "-q", "-m", "change", *args], cwd=repo.path,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", [["-a"], ["--", FROZEN], ["-a", "--amend"]])
+def test_the_real_hooks_refuse_a_frozen_edit_committed_without_git_add(
+    repo: GitRepo, how: list[str]
+) -> None:
+    """``git commit -a``, ``git commit <path>`` and ``git commit -a --amend`` with real
+    pre-commit: both hooks refuse the frozen edit (the default hook stopped with exit 2 on
+    ``.git/index.lock``, the deltas hook passed it)."""
+    hooked(repo)
+    repo.write({FROZEN: FROZEN_EDITED})
+    refused = commit(repo, *how)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0, output
+    assert output.count("DL207") == 2 and "index.lock" not in output, output
+    repo.git("checkout", "HEAD", "--", FROZEN)
+    repo.write({NAME: delta(updated="2026-09-21T17:00:00+08:00", changes=["a", "b"])})
+    accepted = commit(repo, *(["-a"] if how[0] == "-a" else ["--", NAME]))
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
