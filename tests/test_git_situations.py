@@ -136,3 +136,27 @@ def test_the_real_hooks_refuse_a_frozen_edit_committed_without_git_add(
     repo.write({NAME: delta(updated="2026-09-21T17:00:00+08:00", changes=["a", "b"])})
     accepted = commit(repo, *(["-a"] if how[0] == "-a" else ["--", NAME]))
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_a_shallow_clone_names_no_creator_for_what_it_cannot_see(
+    repo: GitRepo,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """In a shallow clone the oldest commit shows every file as added. Bob's commit is the
+    clone's only one; Bob's takeover of the delta the test agent created before it passed the
+    commit hook (exit 0, Bob taken for its creator), and the creator's own edit was refused."""
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "bob@example.invalid")
+    repo.commit("bob's unrelated work", {"notes.txt": "bob\n"})
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone)],
+                   check=True, capture_output=True)  # fmt: skip
+    (clone / NAME).write_text(delta(updated="2026-09-21T17:00:00+08:00", changes=["a", "b"]))
+    subprocess.run(["git", "add", "-A"], cwd=clone, check=True)
+    monkeypatch.chdir(clone)
+    code, findings = staged(capsys)
+    assert (code, findings) == (1, [("DL211", NAME)])
+    assert main(["check", "--staged"]) == 1
+    text = capsys.readouterr().out
+    assert "cannot be told" in text and "git fetch --unshallow" in text, text

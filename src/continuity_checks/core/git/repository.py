@@ -394,7 +394,12 @@ class Repository:
                 assert process.stdout is not None
                 remaining = set(wanted)
                 # eager: git flushes each commit it finds; stop it once every path is found
+                boundary = self._shallow_commits()
                 for commit, changes in parse_log(_chunks(process.stdout), request, eager=True):
+                    if commit.sha in boundary:
+                        # a shallow clone's oldest commits show every file as added, their
+                        # parents being missing: who created those files cannot be told here
+                        continue
                     for change in changes:
                         if change.status == "A" and change.path in remaining:
                             found[change.path] = commit
@@ -409,6 +414,21 @@ class Repository:
             finally:
                 _stop(process)
         return found
+
+    def _shallow_commits(self) -> frozenset[str]:
+        """The commits whose parents a shallow clone lacks (git lists them in the ``shallow``
+        file of the common git directory); none in a complete repository."""
+        if not self.shallow:
+            return frozenset()
+        common = self.git_dir
+        with contextlib.suppress(OSError):
+            link = (self.git_dir / "commondir").read_text("utf-8").strip()
+            common = self.git_dir / link  # a linked worktree's: the main repository's
+        try:
+            text = (common / "shallow").read_text("ascii", "replace")
+        except OSError:
+            return frozenset()
+        return frozenset(line for line in text.split() if HEX.fullmatch(line))
 
     # --- what is staged (the commit hook) -------------------------------------------------------
 
