@@ -88,6 +88,45 @@ def test_a_relative_index_is_read_from_the_top_as_git_reads_it(
     assert staged(capsys) == (1, [("DL207", FROZEN)])
 
 
+def test_a_sibling_the_commit_leaves_out_is_not_read_from_the_work_tree(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pre-commit leaves untracked files in the work tree. A staged manifest and reader that pin
+    a capture.json nobody staged passed the commit hook (read from the work tree, exit 0): the
+    commit holds no capture. Staged, it passes."""
+    from tests.captures_layout import CAP, build
+
+    repo.write(build())
+    repo.git("add", "-A")
+    repo.git("rm", "-q", "--cached", CAP + "capture.json")
+    named = (CAP + "manifest.json", CAP + "first.reader.json")
+    code, findings = staged(capsys, *named)
+    assert code == 1
+    assert {f for f in findings if f[0] == "CX103"} == {("CX103", p) for p in named}
+    repo.git("add", CAP + "capture.json")
+    assert staged(capsys, *named) == (0, [])
+
+
+def test_a_delta_store_without_its_project_file_in_the_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first commit of a delta store, PROJECT.md written but not staged (and a temporary
+    index, as ``git commit <paths>`` makes: the same question asked of it)."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    fresh = GitRepo(tmp_path / "fresh")
+    fresh.write({**PROJECT, NAME: delta(changes=["a"])})
+    fresh.git("add", "AGENTS.md", NAME)
+    monkeypatch.chdir(fresh.path)
+    assert staged(capsys, "AGENTS.md", NAME) == (0, [("DL131", "PROJECT.md")])
+    fresh.git("add", "PROJECT.md")
+    assert staged(capsys, "AGENTS.md", NAME) == (0, [])
+    index = tmp_path / "fresh" / ".git" / "next-index-1.lock"
+    env = {**os.environ, "GIT_INDEX_FILE": str(index)}
+    subprocess.run(["git", "add", "AGENTS.md", NAME], cwd=fresh.path, env=env, check=True)
+    monkeypatch.setenv("GIT_INDEX_FILE", str(index))
+    assert staged(capsys, "AGENTS.md", NAME) == (0, [("DL131", "PROJECT.md")])
+
+
 HOOK = f"""\
 repos:
 - repo: local
@@ -160,3 +199,22 @@ def test_a_shallow_clone_names_no_creator_for_what_it_cannot_see(
     assert main(["check", "--staged"]) == 1
     text = capsys.readouterr().out
     assert "cannot be told" in text and "git fetch --unshallow" in text, text
+
+
+@pytest.mark.slow
+def test_the_real_hook_refuses_a_commit_without_the_capture_its_manifest_pins(
+    repo: GitRepo,
+) -> None:
+    """With real pre-commit: the capture.json left unstaged stays in the work tree (pre-commit
+    stashes changes of tracked files only), and the commit without it is refused."""
+    from tests.captures_layout import CAP, build
+
+    hooked(repo)
+    repo.write(build())
+    repo.git("add", "-A")
+    repo.git("rm", "-q", "--cached", CAP + "capture.json")
+    refused = commit(repo)
+    assert refused.returncode != 0 and "CX103" in refused.stdout + refused.stderr, refused.stdout
+    repo.git("add", CAP + "capture.json")
+    accepted = commit(repo)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr

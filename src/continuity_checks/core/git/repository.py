@@ -149,6 +149,8 @@ class Repository:
         # the index of the commit being made, when git names it (``git commit -a`` and ``git
         # commit <paths>`` hand their hooks a temporary one): what ``staged`` compares
         self._index = os.environ.get("GIT_INDEX_FILE") or None
+        self._index_check: subprocess.Popen[bytes] | None = None  # see in_index
+        self._index_pid = 0
         parsed = parse_range(revision_range) if revision_range is not None else None
         if not os.path.isdir(root):
             raise GitError(f"not a git repository: {root}", REPOSITORY_HINT)
@@ -182,8 +184,11 @@ class Repository:
         self.close()
 
     def close(self) -> None:
-        """End the cat-file process (a walk ends its git log itself)."""
+        """End the cat-file processes (a walk ends its git log itself)."""
         self.objects.close()
+        if self._index_check is not None and self._index_pid == os.getpid():
+            _stop(self._index_check)
+        self._index_check = None
 
     def _popen(
         self, args: list[str], *, index: bool = False, **kwargs: Any
@@ -469,6 +474,34 @@ class Repository:
             if meta.startswith(":") and (change := raw_change(meta, path, absent)) is not None:
                 changes.append(change)
         return changes
+
+    def in_index(self, path: str) -> bool | None:
+        """Whether the index of the commit being made (see :meth:`_popen`) holds the file
+        ``path``: one ``git cat-file --batch-check`` process asked ``:0:<path>``, started when
+        first needed (again in a forked worker: a process is never shared). None when it
+        cannot tell: a line break in the path (cat-file reads one name a line), or no answer."""
+        if "\n" in path or path.endswith("\r"):
+            return None
+        if self._index_check is None or self._index_pid != os.getpid():
+            self._index_check = self._popen(
+                ["cat-file", "--batch-check"],
+                index=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            self._index_pid = os.getpid()
+        process = self._index_check
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(b":0:" + path.encode("utf-8", "surrogateescape") + b"\n")
+            process.stdin.flush()
+            answer = process.stdout.readline()
+        except OSError:
+            return None
+        if not answer:
+            return None
+        return not answer.endswith(b" missing\n")
 
     def write_tree(self) -> str:
         """The id of the tree the index holds (written into the object store, as ``git commit``
