@@ -218,3 +218,35 @@ def test_the_real_hook_refuses_a_commit_without_the_capture_its_manifest_pins(
     repo.git("add", CAP + "capture.json")
     accepted = commit(repo)
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+@pytest.mark.slow
+def test_the_rewrite_verify_advises_gets_past_the_commit_hook(repo: GitRepo) -> None:
+    """verify's hint for a frozen edit already committed: ``git rebase -i``, mark the commit
+    ``edit``, make the change, amend as the hint says, continue. The commit hook compares
+    what is staged with ``HEAD``, the commit being replaced: the restored frozen delta is a
+    change of it (DL207), and the plain ``git commit --amend`` the hint gave was refused."""
+    hooked(repo)
+    repo.write({FROZEN: FROZEN_EDITED, "work.txt": "the commit's own work\n"})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "work, and an edit of the frozen delta")
+    repo.commit("later", {"notes.txt": "later\n"})
+    base = repo.git("rev-parse", "HEAD~2")
+    checked = subprocess.run(
+        [sys.executable, "-m", "continuity_checks", "verify", "--range", f"{base}..HEAD",
+         "--format", "json"], cwd=repo.path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    [finding] = json.loads(checked.stdout)["findings"]
+    hint = finding["hint"]
+    amend = next(part for part in hint.split("`") if part.startswith("git commit --amend"))
+    bad = finding["commit"][:12]
+    script = f"sed -i 's/^pick {bad[:7]}/edit {bad[:7]}/'"
+    env = {**os.environ, "GIT_SEQUENCE_EDITOR": script}
+    subprocess.run(["git", "rebase", "-q", "-i", base], cwd=repo.path, env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    repo.git("checkout", "HEAD~1", "--", FROZEN)
+    fixed = subprocess.run([*amend.split(), "--no-edit"], cwd=repo.path, capture_output=True,
+                           text=True, check=False)  # fmt: skip
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    repo.git("rebase", "--continue")
+    assert main(["verify", "--range", f"{base}..HEAD"]) == 0

@@ -898,7 +898,9 @@ def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
         rebase = f"git rebase -i {commit.parents[0][:12]}"
     how = (
         f"commit {short} must be rewritten before it is pushed: `{rebase}`, mark {short} "
-        "`edit`, make the change, `git commit --amend`, `git rebase --continue`"
+        "`edit`, make the change, `git commit --amend --no-verify` (the commit hook compares "
+        "what is staged with the commit being replaced, so it would take the mending for the "
+        "change), `git rebase --continue`"
     )
     hint = f"{finding.hint}; {how}" if finding.hint else how
     return dataclasses.replace(finding, hint=hint)
