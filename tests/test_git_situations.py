@@ -214,7 +214,8 @@ def test_the_real_hook_refuses_a_commit_without_the_capture_its_manifest_pins(
     repo.git("add", "-A")
     repo.git("rm", "-q", "--cached", CAP + "capture.json")
     refused = commit(repo)
-    assert refused.returncode != 0 and "CX103" in refused.stdout + refused.stderr, refused.stdout
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "CX103" in output, output
     repo.git("add", CAP + "capture.json")
     accepted = commit(repo)
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
@@ -250,3 +251,45 @@ def test_the_rewrite_verify_advises_gets_past_the_commit_hook(repo: GitRepo) -> 
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr
     repo.git("rebase", "--continue")
     assert main(["verify", "--range", f"{base}..HEAD"]) == 0
+
+
+def family_hooks_config() -> str:
+    """The per-family hooks as the manifest defines them (``files``, ``always_run``), opted in
+    as the README says (``stages: [pre-commit]``), run from this checkout (no network)."""
+    from continuity_checks.hooks import HOOKS
+
+    lines = ["repos:", "- repo: local", "  hooks:"]
+    for hook in HOOKS:
+        if "--family" not in hook.command:
+            continue
+        family = hook.command[hook.command.index("--family") + 1]
+        lines += [
+            f"  - id: {hook.id}",
+            f"    name: {hook.name}",
+            f"    entry: {sys.executable} -m continuity_checks check --staged --family {family}",
+            "    language: system",
+            "    stages: [pre-commit]",
+            f"    files: '{hook.files}'" if hook.files else "",
+            f"    always_run: {str(bool(hook.always_run)).lower()}",
+            "    require_serial: true",
+        ]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+@pytest.mark.slow
+def test_the_family_hooks_judge_a_commit_that_only_deletes(repo: GitRepo) -> None:
+    """pre-commit passes no name for a deleted file, and runs a hook whose ``files`` match
+    no staged name only with ``always_run``: the deltas hook let a commit that only deletes a
+    delta pass (DL206), the captures hook one that only deletes a published capture (CX202)."""
+    from tests.captures_layout import CAP, build
+
+    repo.commit("captures", build())
+    repo.commit("hooks", {".pre-commit-config.yaml": family_hooks_config()})
+    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo.path, check=True,
+                   capture_output=True)  # fmt: skip
+    for path, rule in ((NAME, "DL206"), (CAP + "capture.json", "CX202")):
+        repo.git("rm", "-q", path)
+        refused = commit(repo)
+        output = refused.stdout + refused.stderr
+        assert refused.returncode != 0 and rule in output, output
+        repo.git("reset", "-q", "--hard")
