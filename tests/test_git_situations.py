@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -293,3 +294,74 @@ def test_the_family_hooks_judge_a_commit_that_only_deletes(repo: GitRepo) -> Non
         output = refused.stdout + refused.stderr
         assert refused.returncode != 0 and rule in output, output
         repo.git("reset", "-q", "--hard")
+
+
+def test_an_octopus_merge_answers_for_what_its_third_parent_brings(
+    repo: GitRepo, run_json: Any
+) -> None:
+    """A frozen edit made on the second of two merged branches: reported at the side commit and
+    again at the octopus merge (against its first parent), also when the range holds only the
+    merge and its side commits."""
+    base = repo.head()
+    repo.git("checkout", "-q", "-b", "one")
+    repo.commit("one", {"one.txt": "1\n"})
+    repo.git("checkout", "-q", "-b", "two", "main")
+    edit = repo.commit("two", {FROZEN: FROZEN_EDITED})
+    repo.git("checkout", "-q", "main")
+    repo.commit("main", {"main.txt": "m\n"})
+    repo.git("merge", "-q", "--no-edit", "one", "two")
+    merge = repo.head()
+    assert len(repo.git("log", "-1", "--format=%P").split()) == 3
+    code, report = run_json("verify", "--range", f"{base}..HEAD")
+    assert code == 1
+    assert sorted((f["rule"], f["commit"]) for f in report["findings"]) == sorted(
+        [("DL207", edit), ("DL207", merge)]
+    )
+
+
+@pytest.mark.parametrize("where", ["worktree", "submodule"])
+def test_the_commit_hook_in_a_linked_worktree_and_a_submodule(
+    repo: GitRepo,
+    tmp_path: Path,
+    where: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``.git`` is a file there, the index lives in the main repository's git directory: the
+    frozen edit staged in the linked worktree (or the submodule) is the one judged."""
+    if where == "worktree":
+        top = tmp_path / "linked"
+        repo.git("worktree", "add", "-q", str(top), "-b", "linked")
+    else:
+        outer = GitRepo(tmp_path / "outer")
+        outer.commit("outer", {"README.md": "outer\n"})
+        outer.git("-c", "protocol.file.allow=always", "submodule", "add", "-q", str(repo.path),
+                  "inner")  # fmt: skip
+        top = outer.path / "inner"
+    assert (top / ".git").is_file()
+    (top / FROZEN).write_text(FROZEN_EDITED)
+    subprocess.run(["git", "add", FROZEN], cwd=top, check=True)
+    monkeypatch.chdir(top / ".deltalayer")
+    assert staged(capsys) == (1, [("DL207", FROZEN)])
+
+
+@pytest.mark.slow
+def test_the_real_hook_judges_the_staged_bytes_not_the_work_tree(repo: GitRepo) -> None:
+    """pre-commit puts unstaged changes aside while its hooks run: a delta staged broken and
+    mended only in the work tree is refused; staged whole and broken only in the work tree, it
+    goes through, and the work tree keeps its bytes."""
+    hooked(repo)
+    good = delta(updated="2026-09-21T17:00:00+08:00", changes=["a", "b"])
+    repo.write({NAME: good[:-3] + "\n"})  # the closing bracket and brace cut off
+    repo.git("add", NAME)
+    repo.write({NAME: good})
+    refused = commit(repo)
+    output = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "CC004" in output, output
+    assert (repo.path / NAME).read_text() == good
+    repo.git("add", NAME)
+    repo.write({NAME: "{broken\n"})
+    accepted = commit(repo)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert (repo.path / NAME).read_text() == "{broken\n"
+    assert repo.git("show", f"HEAD:{NAME}") + "\n" == good
