@@ -30,7 +30,7 @@ from continuity_checks.core.family import (
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Unreadable, WorkTree
+from continuity_checks.core.snapshot import Committed, Unreadable, WorkTree
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline, BaselineSource
@@ -225,8 +225,6 @@ def _check(
     progress: Progress | None,
 ) -> Report:
     """:func:`check`, with the repository of the commit being made when ``staged`` (``repo``)."""
-    from continuity_checks.core.snapshot import Committed
-
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
     given: dict[str, bytes] = {}  # standard input's file: its bytes for every reader
