@@ -1,0 +1,82 @@
+"""What the writing helpers write passes ``check --all`` and ``verify`` in a real repository,
+from its top or from a subdirectory, under a configuration with non-default options; where a
+helper refuses, it says why and leaves every byte as it was (the audit in docs/reliability.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from continuity_checks.cli import main
+from tests.git_helpers import GitRepo, isolate_git
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "the repo")
+    r.commit("root")
+    return r
+
+
+def run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, cwd: Path, *args: str
+) -> tuple[int, str, str]:
+    """The real CLI, in-process, from ``cwd``."""
+    monkeypatch.chdir(cwd)
+    capsys.readouterr()
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def clean(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, repo: GitRepo, base: str
+) -> None:
+    """``check --all`` and ``verify`` over ``base..HEAD`` both report nothing, exit 0."""
+    for args in (("check", "--all"), ("verify", "--range", f"{base}..HEAD")):
+        code, out, _ = run(capsys, monkeypatch, repo.path, *args, "--format", "json")
+        report: dict[str, Any] = json.loads(out)
+        assert (code, report["findings"]) == (0, []), args
+
+
+# --- deltas: an update never writes an updated_at that goes back -----------------------------
+
+
+def test_delta_update_refuses_a_now_before_the_stored_updated_at(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = repo.head()
+    code, out, _ = run(capsys, monkeypatch, repo.path, "delta", "start", "--source", "codex",
+                       "--started-at", "2999-01-01T00:00:00Z", "--change", "x")  # fmt: skip
+    assert code == 0
+    path = json.loads(out)["_path"]
+    repo.commit("start", trailers=[path])
+    before = (repo.path / path).read_bytes()
+    code, out, err = run(capsys, monkeypatch, repo.path, "delta", "update",
+                         "--conversation", path, "--change", "y")  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err.startswith("deltalayer: updated_at cannot go back") and "--updated-at" in err
+    assert (repo.path / path).read_bytes() == before
+    code, _, _ = run(capsys, monkeypatch, repo.path, "delta", "update", "--conversation", path,
+                     "--change", "y", "--updated-at", "2999-01-01T00:00:01Z")  # fmt: skip
+    assert code == 0
+    repo.commit("update", trailers=[path])
+    clean(capsys, monkeypatch, repo, base)
+
+
+def test_delta_update_refuses_an_updated_at_before_started_at(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a datetime sorts after every date-only value (DL205's order), but 2024 is before 2026 (DL109)
+    code, out, _ = run(capsys, monkeypatch, repo.path, "delta", "start", "--source", "codex",
+                       "--started-at", "2026-09-21")  # fmt: skip
+    path = json.loads(out)["_path"]
+    before = (repo.path / path).read_bytes()
+    code, out, err = run(capsys, monkeypatch, repo.path, "delta", "update", "--conversation",
+                         path, "--updated-at", "2024-02-29T23:59:59-12:00")  # fmt: skip
+    assert (code, out) == (2, "") and "cannot precede started_at" in err and "DL109" in err
+    assert (repo.path / path).read_bytes() == before
