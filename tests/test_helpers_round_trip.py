@@ -80,3 +80,72 @@ def test_delta_update_refuses_an_updated_at_before_started_at(
                          path, "--updated-at", "2024-02-29T23:59:59-12:00")  # fmt: skip
     assert (code, out) == (2, "") and "cannot precede started_at" in err and "DL109" in err
     assert (repo.path / path).read_bytes() == before
+
+
+# --- captures: the configuration of the repository, from any directory of it ----------------
+
+
+def test_capture_manifest_follows_the_configured_digest(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.commit("cfg", {".continuity.toml": '[captures]\ncapture-digest = "canonical"\n'})
+    base = repo.head()
+    repo.write({"caps/t 1/capture.json": '{\n  "a": [1, "é🤖"]\n}\n'})
+    code, out, _ = run(capsys, monkeypatch, repo.path / "caps", "capture", "manifest", "t 1")
+    assert code == 0 and json.loads(out)["written"] is True
+    repo.commit("capture")
+    clean(capsys, monkeypatch, repo, base)
+
+
+def test_capture_manifest_refuses_a_digest_the_configuration_rejects(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.write({"caps/capture.json": '{"a": 1}\n'})
+    code, out, _ = run(
+        capsys, monkeypatch, repo.path, "capture", "manifest", "caps", "--digest", "canonical"
+    )
+    assert code == 1 and json.loads(out)["error_code"] == "DIGEST_NOT_CONFIGURED"
+    assert not (repo.path / "caps" / "manifest.json").exists()
+
+
+def test_capture_diff_from_a_subdirectory_follows_the_repository_configuration(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.commit("cfg", {".continuity.toml": '[captures]\ndelta-ops = "rfc6902"\n'})
+    base = repo.head()
+    repo.write(
+        {
+            "caps/c/cycle-base.json": '{"a": [{"k": 1}, {"k": 2}, {"k": 3}]}\n',
+            "caps/c/projection.json": '{"a": [{"k": 3}, {"k": 2}, {"k": 1}]}\n',
+        }
+    )
+    where = repo.path / "caps" / "c"
+    code, _, _ = run(capsys, monkeypatch, where, "capture", "diff", "cycle-base.json",
+                     "projection.json", "-o", "cycle-delta.json")  # fmt: skip
+    assert code == 0
+    ops = {op["op"] for op in json.loads((where / "cycle-delta.json").read_text())["operations"]}
+    assert "reorder" not in ops
+    code, _, _ = run(capsys, monkeypatch, where, "capture", "apply", "cycle-base.json",
+                     "cycle-delta.json", "-o", "restored.json")  # fmt: skip
+    assert code == 0
+    (where / "restored.json").unlink()
+    repo.commit("delta")
+    clean(capsys, monkeypatch, repo, base)
+
+
+def test_capture_read_pins_the_configured_digest(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the manifest's digest reads the capture, and the reference written pins what check expects
+    repo.commit("cfg", {".continuity.toml": '[captures]\ncapture-digest = "canonical"\n'})
+    base = repo.head()
+    repo.write({"caps/t/capture.json": '{\n  "a": [1, {"x": "é"}]\n}\n'})
+    where = repo.path / "caps" / "t"
+    assert run(capsys, monkeypatch, where, "capture", "manifest", ".")[0] == 0
+    pinned = json.loads((where / "manifest.json").read_text())["capture_sha256"]
+    code, out, _ = run(capsys, monkeypatch, where, "capture", "read", "--capture-file",
+                       "capture.json", "--capture-sha256", pinned, "--select", "/a/1",
+                       "--reference-out", "mine.reader.json")  # fmt: skip
+    assert code == 0 and json.loads(out)["results"] == [{"pointer": "/a/1", "value": {"x": "é"}}]
+    repo.commit("capture")
+    clean(capsys, monkeypatch, repo, base)

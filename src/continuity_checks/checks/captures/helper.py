@@ -50,11 +50,27 @@ def _load_json(path: str) -> Any:
 # --- manifest ------------------------------------------------------------------------------
 
 
-def manifest(directory: str, capture: str | None = None, digest: str = "raw") -> Result:
+def manifest(
+    directory: str,
+    capture: str | None = None,
+    digest: str | None = None,
+    settings: layout.Settings = layout.Settings(),  # noqa: B008 (frozen: shared safely)
+) -> Result:
     """Write ``DIRECTORY/manifest.json`` for the capture in it (``capture.json``, or
     ``projection.json`` in a decision directory). An existing manifest that pins the same
-    digest is left alone; one that pins another is a refusal."""
+    digest is left alone; one that pins another is a refusal. The digest is over the basis
+    ``settings`` configure (``capture-digest``); ``digest`` may only repeat it, since a manifest
+    over the other basis is what ``check`` rejects (CX104)."""
     mode = "capture-manifest"
+    if digest is not None and digest != settings.capture_digest:
+        return _refuse(
+            mode,
+            "DIGEST_NOT_CONFIGURED",
+            f"expected --digest {settings.capture_digest} ([captures] capture-digest = "
+            f"{settings.capture_digest!r}), found --digest {digest}: continuity check would "
+            "reject the manifest (CX104); change the configuration first",
+        )
+    digest = settings.capture_digest
     name = capture or (
         layout.PROJECTION
         if layout.is_decision_dir(os.path.basename(os.path.abspath(directory)))
@@ -136,14 +152,16 @@ def verify(directory: str) -> Result:
 
 
 def configured(mode: str, directory: str = ".") -> layout.Settings | Result:
-    """The ``[captures]`` options of the configuration found in ``directory`` (as ``check``
-    finds it), or a refusal naming the bad key. ``read``, ``list``, ``diff`` and ``apply``
-    follow the same options as the checks, so that what they write passes ``check``."""
+    """The ``[captures]`` options of the configuration of the repository that holds
+    ``directory`` (as ``check`` finds it, from any directory of the repository), or a refusal
+    naming the bad key. ``manifest``, ``read``, ``list``, ``diff`` and ``apply`` follow the same
+    options as the checks, so that what they write passes ``check``."""
     from continuity_checks import checks
     from continuity_checks.core import config as config_module
 
     try:
-        config = config_module.load(Path(directory), checks.known())
+        top = config_module.project_root(Path(directory))
+        config = config_module.load(top, checks.known())
         return layout.settings(config)
     except config_module.ConfigError as exc:
         return _refuse(mode, "CONFIG_INVALID", f"configuration error in {exc}")
@@ -217,13 +235,16 @@ def read(
             "lists nothing",
         )
     try:
-        actual = hashing.sha256_path(capture_file)
-    except OSError as exc:
+        actual = hashing.sha256_path(capture_file).hex
+        if settings.capture_digest == "canonical":  # what check expects a pin to be (CX111)
+            actual = model.canonical_sha256(_load_json(capture_file))
+    except (OSError, ValueError) as exc:
         return fail("CAPTURE_UNREADABLE", f"cannot read {capture_file}: {exc}")
-    if actual.hex != pinned:
+    if actual != pinned:
+        basis = "'s canonical JSON" if settings.capture_digest == "canonical" else ""
         return fail(
             "DIGEST_MISMATCH",
-            f"expected {capture_file} to hash to {pinned}, found {actual.hex}: nothing is read",
+            f"expected {capture_file}{basis} to hash to {pinned}, found {actual}: nothing is read",
         )
     selection = model.selection_h1(pinned, select, list_depth)
     if selection_sha256 is not None and not hashing.same_digest(selection_sha256, selection):
