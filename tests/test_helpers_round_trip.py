@@ -149,3 +149,45 @@ def test_capture_read_pins_the_configured_digest(
     assert code == 0 and json.loads(out)["results"] == [{"pointer": "/a/1", "value": {"x": "é"}}]
     repo.commit("capture")
     clean(capsys, monkeypatch, repo, base)
+
+
+# --- provenance: add writes only a sums file that check reads ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sums", "config", "why"),
+    [
+        ("checksums.txt", "", "not a sums file continuity check reads"),
+        ("PROVENANCE.json", "", "a provenance manifest"),
+        ("out/SHA256SUMS", 'exclude = ["out/**"]\n', "excluded"),
+        ("SHA256SUMS", 'families = ["deltas"]\n', "provenance family is not checked"),
+    ],
+)
+def test_provenance_add_refuses_a_sums_file_check_would_never_read(
+    repo: GitRepo,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    sums: str,
+    config: str,
+    why: str,
+) -> None:
+    # before, the lines were written (exit 0) and nothing ever checked them, or broke a manifest
+    repo.commit("files", {"a.txt": "alpha\n", "out/keep": "", ".continuity.toml": config})
+    code, out, err = run(capsys, monkeypatch, repo.path, "provenance", "add", "a.txt",
+                         "--sums", sums)  # fmt: skip
+    assert (code, out) == (1, "") and why in err and "Traceback" not in err
+    assert not (repo.path / sums).exists()
+
+
+def test_provenance_add_with_configured_sums_files_round_trips(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = '[provenance]\nsums-files = ["checksums.txt"]\nrelative-to = "sums-file"\n'
+    repo.commit("cfg", {".continuity.toml": config, "d ir/é 🤖.txt": "x\n"})
+    base = repo.head()
+    where = repo.path / "d ir"
+    code, out, _ = run(capsys, monkeypatch, where, "provenance", "add", "é 🤖.txt",
+                       "--sums", "checksums.txt")  # fmt: skip
+    assert code == 0 and out.startswith("added to d ir/checksums.txt: ")
+    repo.commit("listed")
+    clean(capsys, monkeypatch, repo, base)
