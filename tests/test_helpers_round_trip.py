@@ -4,6 +4,7 @@ helper refuses, it says why and leaves every byte as it was (the audit in docs/r
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -191,3 +192,31 @@ def test_provenance_add_with_configured_sums_files_round_trips(
     assert code == 0 and out.startswith("added to d ir/checksums.txt: ")
     repo.commit("listed")
     clean(capsys, monkeypatch, repo, base)
+
+
+# --- captures: nothing is vouched for that no check reads -------------------------------------
+
+
+def test_capture_helpers_refuse_what_check_would_never_read(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: the manifest and the reference were written outside roots (exit 0), and verify
+    # passed a changed capture there (files 0, ok true, exit 0)
+    repo.commit("cfg", {".continuity.toml": '[captures]\nroots = ["caps"]\n'})
+    repo.write({"other/t/capture.json": '{"a": 1}\n'})
+    where = repo.path / "other" / "t"
+    code, out, _ = run(capsys, monkeypatch, where, "capture", "manifest", ".")
+    assert code == 1 and json.loads(out)["error_code"] == "NOT_CHECKED"
+    assert not (where / "manifest.json").exists()
+    digest = hashlib.sha256((where / "capture.json").read_bytes()).hexdigest()
+    code, out, _ = run(capsys, monkeypatch, where, "capture", "read", "--capture-file",
+                       "capture.json", "--capture-sha256", digest, "--select", "/a",
+                       "--reference-out", "mine.reader.json")  # fmt: skip
+    assert code == 1 and json.loads(out)["error_code"] == "REFERENCE_REFUSED"
+    assert not (where / "mine.reader.json").exists()
+    repo.write({"other/t/manifest.json": json.dumps({"schema_version": 1,
+                "capture_file": "capture.json", "capture_sha256": "0" * 64, "capture_bytes": 9})})  # fmt: skip
+    code, out, _ = run(capsys, monkeypatch, repo.path, "capture", "verify", "other")
+    assert code == 1 and json.loads(out)["error_code"] == "NOTHING_CHECKED"
+    code, out, _ = run(capsys, monkeypatch, repo.path, "capture", "verify", ".")
+    assert code == 1 and json.loads(out)["error_code"] == "NOTHING_CHECKED"

@@ -95,6 +95,9 @@ def manifest(
         "capture_bytes": found.size,
     }
     target = os.path.join(directory, layout.MANIFEST)
+    unread = unchecked(target)
+    if unread is not None:
+        return _refuse(mode, "NOT_CHECKED", f"{target}: {unread}; nothing was written")
     text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     result = {"ok": True, "mode": mode, "manifest": target, "capture_sha256": sha,
               "capture_bytes": found.size}  # fmt: skip
@@ -136,6 +139,14 @@ def verify(directory: str) -> Result:
         report = engine.check(top, config, under=(under,), only=("captures",))
     except config_module.ConfigError as exc:  # a bad key, or a bad value of a family option
         return _refuse("capture-verify", "CONFIG_INVALID", f"configuration error in {exc}")
+    if report.files == 0:  # a pass here would vouch for files no check read
+        return _refuse(
+            "capture-verify",
+            "NOTHING_CHECKED",
+            f"expected capture files under {directory} that continuity check reads (capture.json, "
+            "manifest.json, *.reader.json, decision-<id>/, cycle deltas, under [captures] roots "
+            "when it is set), found none",
+        )
     findings = [f.to_dict() for f in report.sorted_findings()]
     ok = report.errors == 0
     return (0 if ok else 1), {
@@ -165,6 +176,34 @@ def configured(mode: str, directory: str = ".") -> layout.Settings | Result:
         return layout.settings(config)
     except config_module.ConfigError as exc:
         return _refuse(mode, "CONFIG_INVALID", f"configuration error in {exc}")
+
+
+def unchecked(path: str) -> str | None:
+    """Why ``continuity check`` would never read the file ``path`` is to be (None: it would):
+    outside the configured ``roots``, excluded, or the family left out. A manifest or reader
+    reference that no check reads would vouch for a capture that may change unseen."""
+    from continuity_checks import checks, engine
+    from continuity_checks.checks.captures.family import CapturesFamily
+    from continuity_checks.core import config as config_module
+    from continuity_checks.core.globs import Globs
+
+    top = config_module.project_root(Path(os.path.dirname(os.path.abspath(path))))
+    rel = engine.relative(top, path)
+    try:
+        config = config_module.load(top, checks.known())
+        family = CapturesFamily(config)
+    except config_module.ConfigError as exc:
+        return f"configuration error in {exc}"
+    if config.families is not None and "captures" not in config.families:
+        return "the captures family is not checked (families in the configuration)"
+    if rel is None or family.claims(rel) is None:
+        return (
+            "not a file continuity check reads as part of a capture (outside [captures] roots, "
+            "or in another family's directory): write it in a capture directory"
+        )
+    if Globs(config.exclude).match(rel):
+        return "excluded by the configuration (exclude): continuity check would never read it"
+    return None
 
 
 # --- read and list -------------------------------------------------------------------------
@@ -364,6 +403,9 @@ def _write_reference(
         return f"expected the reference beside its capture (capture_file: {refused})"
     if not out.endswith(".reader.json"):
         return "expected a reference file name ending in .reader.json"
+    unread = unchecked(out)
+    if unread is not None:
+        return f"{out}: {unread}"
     words = ["continuity", "capture", "read", "--capture-file", relative,
              "--capture-sha256", capture_sha256]  # fmt: skip
     for pointer in select:
