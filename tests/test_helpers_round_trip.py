@@ -220,3 +220,27 @@ def test_capture_helpers_refuse_what_check_would_never_read(
     assert code == 1 and json.loads(out)["error_code"] == "NOTHING_CHECKED"
     code, out, _ = run(capsys, monkeypatch, repo.path, "capture", "verify", ".")
     assert code == 1 and json.loads(out)["error_code"] == "NOTHING_CHECKED"
+
+
+def test_capture_read_with_the_same_reference_out_twice(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the same read run again (a retried script) reads: before, it was REFERENCE_REFUSED (exit
+    # 1, no results) although the reference it would write was there, byte for byte
+    base = repo.head()
+    repo.write({"caps/t/capture.json": '{"a": [1, "é"]}\n'})
+    where = repo.path / "caps" / "t"
+    assert run(capsys, monkeypatch, where, "capture", "manifest", ".")[0] == 0
+    digest = hashlib.sha256((where / "capture.json").read_bytes()).hexdigest()
+    read = ("capture", "read", "--capture-file", "capture.json", "--capture-sha256", digest,
+            "--select", "/a/1", "--reference-out", "r.reader.json")  # fmt: skip
+    assert run(capsys, monkeypatch, where, *read)[0] == 0
+    written = (where / "r.reader.json").read_bytes()
+    code, out, _ = run(capsys, monkeypatch, where, *read)
+    assert code == 0 and json.loads(out)["results"] == [{"pointer": "/a/1", "value": "é"}]
+    assert (where / "r.reader.json").read_bytes() == written
+    code, out, _ = run(capsys, monkeypatch, where, *read[:-3], "/a/0", *read[-2:])
+    assert code == 1 and json.loads(out)["error_code"] == "REFERENCE_REFUSED"
+    assert (where / "r.reader.json").read_bytes() == written
+    repo.commit("capture")
+    clean(capsys, monkeypatch, repo, base)

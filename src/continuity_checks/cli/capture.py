@@ -146,7 +146,7 @@ def _add_read_options(command: argparse.ArgumentParser) -> None:
         help="The selection digest a continuation must still match.",
     )
     add("--reference-out", metavar="FILE",
-        help="Also write a *.reader.json reference for this read (never over one).")  # fmt: skip
+        help="Write a *.reader.json reference of this read (never over another).")  # fmt: skip
 
 
 def _run(args: argparse.Namespace) -> tuple[int, Any]:

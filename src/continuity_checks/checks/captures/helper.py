@@ -421,11 +421,16 @@ def _write_reference(
         record["list_depth"] = list_depth
         words += ["--list", "--list-depth", str(list_depth)]
     record["command"] = shlex.join(words)
+    text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
     try:
-        atomic.exclusive_create(
-            out, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
-        )
+        atomic.exclusive_create(out, text)
     except FileExistsError:
+        try:
+            with open(out, "rb") as handle:
+                if handle.read(len(text) + 1) == text:
+                    return None  # the same read again: the reference it pins is already there
+        except OSError:
+            pass
         return f"{out} exists: a reader reference is never rewritten"
     except OSError as exc:
         return f"cannot write {out}: {exc}"
