@@ -244,3 +244,40 @@ def test_capture_read_with_the_same_reference_out_twice(
     assert (where / "r.reader.json").read_bytes() == written
     repo.commit("capture")
     clean(capsys, monkeypatch, repo, base)
+
+
+# --- captures: a pointer may hold any character (RFC 6901), a line break too -----------------
+
+
+@pytest.mark.parametrize("key", ["new\nline", "sep\u2028", "cr\r"])
+def test_capture_diff_and_reference_with_a_line_break_in_a_key(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    # before: the schemas' pointer pattern (/.*) stopped at a line break, so the delta diff wrote
+    # was CX124 and apply refused it (DELTA_INVALID), the reference read wrote CX1xx
+    base = repo.head()
+    where = repo.path / "caps" / "c"
+    repo.write(
+        {
+            "caps/c/cycle-base.json": json.dumps({key: 1, "k": [1, 2]}),
+            "caps/c/current.json": json.dumps({key: 2, "k": [2, 1]}),
+            "caps/c/capture.json": json.dumps({key: {"x": 1}}) + "\n",
+        }
+    )
+    code, _, _ = run(capsys, monkeypatch, where, "capture", "diff", "cycle-base.json",
+                     "current.json", "-o", "cycle-delta.json")  # fmt: skip
+    assert code == 0
+    code, out, _ = run(capsys, monkeypatch, where, "capture", "apply", "cycle-base.json",
+                       "cycle-delta.json")  # fmt: skip
+    assert code == 0 and json.loads(out) == {key: 2, "k": [2, 1]}
+    assert run(capsys, monkeypatch, where, "capture", "manifest", ".")[0] == 0
+    digest = hashlib.sha256((where / "capture.json").read_bytes()).hexdigest()
+    code, out, _ = run(capsys, monkeypatch, where, "capture", "read", "--capture-file",
+                       "capture.json", "--capture-sha256", digest, "--select", f"/{key}",
+                       "--reference-out", "r.reader.json")  # fmt: skip
+    assert code == 0 and json.loads(out)["results"][0]["value"] == {"x": 1}
+    code, out, _ = run(capsys, monkeypatch, where, "capture", "read",
+                       "--reference-file", "r.reader.json")  # fmt: skip
+    assert code == 0 and json.loads(out)["results"][0]["value"] == {"x": 1}
+    repo.commit("captures")
+    clean(capsys, monkeypatch, repo, base)
