@@ -281,3 +281,18 @@ def test_capture_diff_and_reference_with_a_line_break_in_a_key(
     assert code == 0 and json.loads(out)["results"][0]["value"] == {"x": 1}
     repo.commit("captures")
     clean(capsys, monkeypatch, repo, base)
+
+
+@pytest.mark.parametrize("out", ["missing/dir/out.json", "a directory"])
+def test_capture_diff_and_apply_to_an_unwritable_output_refuse_in_json(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, out: str
+) -> None:
+    # before: exit 2, nothing on stdout, "cannot write the report" (it was not the report)
+    repo.write({"b.json": '{"a": 1}', "c.json": '{"a": 2}', "a directory/keep": ""})
+    assert run(capsys, monkeypatch, repo.path, "capture", "diff", "b.json", "c.json",
+               "-o", "d.json")[0] == 0  # fmt: skip
+    for args in (("diff", "b.json", "c.json"), ("apply", "b.json", "d.json")):
+        code, text, err = run(capsys, monkeypatch, repo.path, "capture", *args, "-o", out)
+        report = json.loads(text)
+        assert (code, report["error_code"], err) == (1, "OUTPUT_UNWRITABLE", "")
+        assert out in report["error"]

@@ -464,7 +464,9 @@ def diff(
     text = (json.dumps(delta, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     if out is None:
         return 0, delta
-    atomic.atomic_write(out, text)
+    unwritten = _write_out(out, text)
+    if unwritten is not None:
+        return _refuse(mode, "OUTPUT_UNWRITABLE", unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "base_sha256": base_sha,
                "target_sha256": delta["target_sha256"], "operations": len(operations),
                "bytes": len(text)}  # fmt: skip
@@ -514,8 +516,19 @@ def apply(
         )
     if out is None:
         return 0, data  # the restored document itself, byte for byte
-    atomic.atomic_write(out, data)
+    unwritten = _write_out(out, data)
+    if unwritten is not None:
+        return _refuse(mode, "OUTPUT_UNWRITABLE", unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "target_sha256": target, "bytes": len(data)}
+
+
+def _write_out(out: str, data: bytes) -> str | None:
+    """Write ``-o OUT`` atomically; why it could not be (a refusal in JSON, as every other)."""
+    try:
+        atomic.atomic_write(out, data)
+    except OSError as exc:
+        return f"cannot write {out}: {exc.strerror or exc}; nothing was written"
+    return None
 
 
 # --- selecting from a mapped capture ------------------------------------------------------
