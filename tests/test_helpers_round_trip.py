@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -296,3 +297,30 @@ def test_capture_diff_and_apply_to_an_unwritable_output_refuse_in_json(
         report = json.loads(text)
         assert (code, report["error_code"], err) == (1, "OUTPUT_UNWRITABLE", "")
         assert out in report["error"]
+
+
+@pytest.mark.parametrize("hypothesis", ["H1", "H2", "shape"])
+def test_capture_read_writes_the_configured_selection_digest(
+    repo: GitRepo,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    hypothesis: str,
+) -> None:
+    # before: read always wrote H1, so under selection-digest = "H2" the reference was CX113
+    config = f'[captures]\nselection-digest = "{hypothesis}"\n'
+    repo.commit("cfg", {".continuity.toml": config})
+    base = repo.head()
+    repo.write({"caps/t/capture.json": json.dumps({"a": ["x" * 9000, "y" * 9000], "b": 1})})
+    where = repo.path / "caps" / "t"
+    digest = hashlib.sha256((where / "capture.json").read_bytes()).hexdigest()
+    code, out, _ = run(capsys, monkeypatch, where, "capture", "read", "--capture-file",
+                       "capture.json", "--capture-sha256", digest, "--select", "/a",
+                       "--select", "/b", "--reference-out", "r.reader.json")  # fmt: skip
+    first = json.loads(out)
+    assert code == 0 and first["page"]["complete"] is False
+    assert run(capsys, monkeypatch, where, "capture", "manifest", ".")[0] == 0
+    # the continuation agrees with its first page
+    code, out, _ = run(capsys, monkeypatch, where, *shlex.split(first["next_command"])[1:])
+    assert code == 0 and json.loads(out)["page"]["complete"] is True
+    repo.commit("capture")
+    clean(capsys, monkeypatch, repo, base)

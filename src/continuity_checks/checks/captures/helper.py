@@ -285,13 +285,21 @@ def read(
             "DIGEST_MISMATCH",
             f"expected {capture_file}{basis} to hash to {pinned}, found {actual}: nothing is read",
         )
-    selection = model.selection_h1(pinned, select, list_depth)
-    if selection_sha256 is not None and not hashing.same_digest(selection_sha256, selection):
+
+    def mismatch(selection: str) -> Result | None:
+        if selection_sha256 is None or hashing.same_digest(selection_sha256, selection):
+            return None
         return fail(
             "SELECTION_MISMATCH",
             f"expected the selection digest {selection} for this capture and selection, found "
             f"{selection_sha256}: start the read again",
         )
+
+    # the configured hypothesis, as check recomputes it (CX113): H1 over what is asked, known
+    # before anything is read; H2 over what is returned ("shape" is not recomputed: H1)
+    selection = model.selection_h1(pinned, select, list_depth)
+    if settings.selection_digest != "H2" and (stale := mismatch(selection)) is not None:
+        return stale
     try:
         values = select_values(capture_file, select)
     except (ScanError, OSError, RecursionError) as exc:
@@ -303,6 +311,11 @@ def read(
             "expected every pointer to resolve; the whole batch is rejected",
             pointers=missing,
         )
+    if settings.selection_digest == "H2":
+        returned = [{"pointer": p, "value": v} for p, v in zip(select, values, strict=True)]
+        selection = model.selection_h2(returned)
+        if (stale := mismatch(selection)) is not None:
+            return stale
     items: list[dict[str, Any]] = []
     if list_depth is None:
         items = [{"pointer": p, "value": v} for p, v in zip(select, values, strict=True)]
