@@ -11,7 +11,8 @@ Rows (``--rows`` picks some; default all):
 - ``hook``: the commit hook (``continuity check --staged <one changed delta>``) in a store of 10
   deltas, against ``python -m json.tool`` on the same file and ``python -c pass`` of a clean
   venv (no packages, no ``.pth`` files: the interpreter's own floor);
-- ``hook-store``: the same hook in a store of 100,000 deltas (``--large``) against 10;
+- ``hook-store``: the same hook in a store of 100,000 deltas (``--large``) against 10, and the
+  instructions of its whole process tree (each git process too);
 - ``recent``: ``continuity delta recent --limit 5`` on 100,000 deltas against 10: peak memory;
 - ``legacy``: ``delta recent --limit 1`` with a legacy history of 1,000,000 lines (``--legacy``);
 - ``verify-memory``: ``continuity verify --range HEAD`` on 100,000 small commits: peak memory;
@@ -128,6 +129,34 @@ def instructions(command: Command) -> int:
     if found is None:
         raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
     return int(found.group(1))
+
+
+def tree_instructions(command: Command) -> list[tuple[int, str]]:
+    """Instructions of one run of ``command`` and of every process it starts (git's among
+    them), as ``(count, command line)``, largest first."""
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--trace-children=yes",
+                f"--callgrind-out-file={scratch}/out.%p",
+                *command.argv,
+            ],
+            cwd=command.cwd,
+            env=command.env,
+            capture_output=True,
+        )
+        counts = []
+        for out in Path(scratch).iterdir():
+            text = out.read_text(errors="replace")
+            total = re.search(r"^(?:summary|totals): (\d+)", text, re.MULTILINE)
+            cmd = re.search(r"^cmd: (.*)$", text, re.MULTILINE)
+            if total is not None:
+                counts.append((int(total.group(1)), cmd.group(1) if cmd else "?"))
+    if not counts:
+        raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
+    return sorted(counts, reverse=True)
 
 
 def show(commands: Sequence[Command], *, memory: bool = False) -> None:
@@ -300,6 +329,15 @@ class Bench:
         for i in range(0, len(commands), 2):
             print("  " + paired(commands[i + 1], commands[i]))
         self.counted(commands)
+        if self.args.no_instructions:
+            return
+        # git's share: the staged changes and the trees cost git itself more in a large store
+        for command in commands:
+            counts = tree_instructions(command)
+            total = sum(n for n, _ in counts)
+            print(f"  process tree {command.label:40s} {total / 1e6:10,.1f} M")
+            for n, cmd in counts:
+                print(f"    {n / 1e6:10,.1f} M  {cmd[:100]}")
 
     def recent(self) -> None:
         small = self.store("d10", 10)
