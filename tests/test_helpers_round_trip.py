@@ -324,3 +324,18 @@ def test_capture_read_writes_the_configured_selection_digest(
     assert code == 0 and json.loads(out)["page"]["complete"] is True
     repo.commit("capture")
     clean(capsys, monkeypatch, repo, base)
+
+
+def test_delta_update_refuses_a_delta_with_a_key_twice(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: json.loads kept the last "source", the update wrote the file without the first
+    # one, exit 0: a value of the user's file lost (check reports the file, CC005)
+    path = ".deltalayer/changes/2026-09-21--a.json"
+    text = '{"started_at":"2026-09-21","updated_at":"2026-09-21","source":"a","changes":[],'
+    repo.write({path: text + '"source":"b"}\n'})
+    before = (repo.path / path).read_bytes()
+    code, out, err = run(capsys, monkeypatch, repo.path, "delta", "update",
+                         "--conversation", path, "--change", "x")  # fmt: skip
+    assert (code, out) == (2, "") and "CC005" in err and "nothing was written" in err
+    assert (repo.path / path).read_bytes() == before
