@@ -339,3 +339,66 @@ def test_delta_update_refuses_a_delta_with_a_key_twice(
                          "--conversation", path, "--change", "x")  # fmt: skip
     assert (code, out) == (2, "") and "CC005" in err and "nothing was written" in err
     assert (repo.path / path).read_bytes() == before
+
+
+# --- a seeded sequence of every writing helper (bigger runs: docs/reliability.md) --------------
+
+TEXTS = ["plain", "héllo 🤖", 'q"uote \\ back', "new\nline", "sep\u2028x", "-dash", "x" * 3000]
+NON_DEFAULT = (
+    '[captures]\ncapture-digest = "canonical"\ndelta-ops = "rfc6902"\nselection-digest = "H2"\n'
+    '[provenance]\nrelative-to = "sums-file"\n[deltas]\nownership = "trailer"\n'
+)
+
+
+@pytest.mark.parametrize("config", ["", NON_DEFAULT])
+def test_a_seeded_sequence_of_helpers_passes_check_and_verify(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, config: str
+) -> None:
+    import random
+
+    rng = random.Random(7)
+    repo.commit("cfg", {".continuity.toml": config})
+    base = repo.head()
+    sub = repo.path / "sub dir"
+    sub.mkdir()
+    mine: list[str] = []
+    for step in range(14):
+        trailers: list[str] = []
+        kind = ("delta", "capture", "cycle", "provenance")[step % 4]
+        cwd = rng.choice([repo.path, sub])
+        if kind == "delta" and mine and rng.random() < 0.6:
+            path = rng.choice(mine)
+            args = ["update", "--conversation", path, "--change", rng.choice(TEXTS)]
+            if rng.random() < 0.3:
+                args = ["freeze", "--conversation", path]
+                mine.remove(path)
+            code, out, err = run(capsys, monkeypatch, cwd, "delta", "--root", str(repo.path), *args)
+            trailers = [path]
+        elif kind == "delta":
+            code, out, err = run(capsys, monkeypatch, cwd, "delta", "--root", str(repo.path),
+                                 "start", "--source", "ci agent", "--change", rng.choice(TEXTS))  # fmt: skip
+            mine.append(json.loads(out)["_path"])
+            trailers = mine[-1:]
+        elif kind == "capture":
+            where = repo.path / "caps" / f"t é {step}"
+            repo.write({f"caps/t é {step}/capture.json": json.dumps({rng.choice(TEXTS): [step]})})
+            code, out, err = run(capsys, monkeypatch, where, "capture", "manifest", ".")
+            pin = json.loads(out)["capture_sha256"]
+            code, out, err = run(capsys, monkeypatch, where, "capture", "read", "--capture-file",
+                                 "capture.json", "--capture-sha256", pin, "--select", "",
+                                 "--reference-out", "r.reader.json")  # fmt: skip
+        elif kind == "cycle":
+            where = repo.path / "caps" / f"c {step}"
+            first = {rng.choice(TEXTS): [1, 2, 3], "k": {"a": step}}
+            repo.write({f"caps/c {step}/cycle-base.json": json.dumps(first),
+                        f"caps/c {step}/now.json": json.dumps({**first, "k": [3, 2, 1]})})  # fmt: skip
+            code, out, err = run(capsys, monkeypatch, where, "capture", "diff", "cycle-base.json",
+                                 "now.json", "-o", "cycle-delta.json")  # fmt: skip
+        else:
+            name = str(step) + rng.choice([" é 🤖", " new\nline", " a"]) + ".bin"
+            repo.write({f"sub dir/{name}": rng.randbytes(20)})
+            code, out, err = run(capsys, monkeypatch, sub, "provenance", "add", name,
+                                 "--sums", "SHA256SUMS")  # fmt: skip
+        assert code == 0, (step, kind, out, err)
+        repo.commit(f"step {step}", trailers=trailers)
+    clean(capsys, monkeypatch, repo, base)
