@@ -402,3 +402,32 @@ def test_a_seeded_sequence_of_helpers_passes_check_and_verify(
         assert code == 0, (step, kind, out, err)
         repo.commit(f"step {step}", trailers=trailers)
     clean(capsys, monkeypatch, repo, base)
+
+
+def test_delta_path_of_a_store_below_the_top_names_it_in_a_trailer(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `delta --root pkg` prints _path from pkg (as the prototype does); committed as the
+    # Continuity-Delta trailer it was DL201 (a delta none of the trailers names), exit 1
+    repo.commit("cfg", {".continuity.toml": '[deltas]\nownership = "trailer"\n'})
+    base = repo.head()
+    code, out, _ = run(capsys, monkeypatch, repo.path, "delta", "--root", "pkg", "start",
+                       "--source", "codex", "--change", "x")  # fmt: skip
+    path = json.loads(out)["_path"]
+    assert path.startswith(".deltalayer/changes/")
+    repo.commit("start", trailers=[path])
+    code, _, _ = run(capsys, monkeypatch, repo.path / "pkg", "delta", "update",
+                     "--conversation", path, "--change", "y")  # fmt: skip
+    assert code == 0
+    repo.commit("update", trailers=[path])
+    clean(capsys, monkeypatch, repo, base)
+    # it names the delta of that name, as a bare name does: another delta stays foreign
+    code, out, _ = run(capsys, monkeypatch, repo.path, "delta", "--root", "other", "start",
+                       "--source", "another", "--change", "z")  # fmt: skip
+    other = "other/" + json.loads(out)["_path"]
+    repo.commit("start other", trailers=[other])
+    code, _, _ = run(capsys, monkeypatch, repo.path, "delta", "--root", "other", "update",
+                     "--conversation", other.removeprefix("other/"), "--change", "w")  # fmt: skip
+    repo.commit("takeover", trailers=[path])
+    code, out, _ = run(capsys, monkeypatch, repo.path, "verify", "--range", "HEAD~1..HEAD")
+    assert code == 1 and "DL201" in out
