@@ -431,3 +431,21 @@ def test_delta_path_of_a_store_below_the_top_names_it_in_a_trailer(
     repo.commit("takeover", trailers=[path])
     code, out, _ = run(capsys, monkeypatch, repo.path, "verify", "--range", "HEAD~1..HEAD")
     assert code == 1 and "DL201" in out
+
+
+def test_capture_diff_refuses_a_cycle_delta_away_from_its_base(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: written, exit 0, and check rejected it (CX103: no cycle-base.json beside it)
+    repo.write({"base.json": '{"a": 1}', "cur.json": '{"a": 2}', "caps/x/keep": ""})
+    code, out, _ = run(capsys, monkeypatch, repo.path, "capture", "diff", "base.json",
+                       "cur.json", "-o", "caps/x/cycle-delta.json")  # fmt: skip
+    assert code == 1 and json.loads(out)["error_code"] == "BASE_NOT_BESIDE"
+    assert not (repo.path / "caps" / "x" / "cycle-delta.json").exists()
+    # the same bytes beside it are its base
+    repo.write({"caps/x/cycle-base.json": '{"a": 1}'})
+    code, out, _ = run(capsys, monkeypatch, repo.path, "capture", "diff", "base.json",
+                       "cur.json", "-o", "caps/x/cycle-delta.json")  # fmt: skip
+    assert code == 0
+    code, out, _ = run(capsys, monkeypatch, repo.path, "check", "--all", "--format", "json")
+    assert (code, json.loads(out)["findings"]) == (0, [])

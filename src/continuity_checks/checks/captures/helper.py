@@ -467,6 +467,21 @@ def diff(
         base_sha = hashing.sha256_path(base).hex
     except (OSError, ValueError) as exc:
         return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
+    if out is not None and os.path.basename(out) == layout.CYCLE_DELTA:
+        # check holds a cycle-delta.json against the cycle-base.json beside it (CX103)
+        beside = os.path.join(os.path.dirname(out), layout.CYCLE_BASE)
+        try:
+            found = hashing.sha256_path(beside).hex
+        except OSError:
+            found = None
+        if found != base_sha:
+            return _refuse(
+                mode,
+                "BASE_NOT_BESIDE",
+                f"expected BASE to be the {beside} that check holds {out} against, found "
+                f"{base} ({'none there' if found is None else 'other bytes'}); nothing was "
+                "written",
+            )
     operations = model.diff(base_value, current_value, settings.delta_ops)
     delta: dict[str, Any] = {
         "schema_version": model.SCHEMA_VERSION,
