@@ -152,6 +152,9 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
     ("SS110 count past 5", {MJ: meta(_title_gen_count=6)}, [("SS110", MJ, "/_title_gen_count")]),
     ("SS110 count without auto", {MJ: meta(_auto_titled=False, _title_gen_count=2)},
      [("SS110", MJ, "/_title_gen_count")]),
+    # 2.0 is an integer to JSON Schema, so the range check passes it; the implication must too
+    ("SS110 count 2.0 without auto", {MJ: meta(_auto_titled=False, _title_gen_count=2.0)},
+     [("SS110", MJ, "/_title_gen_count")]),
     ("SS110 phase-1 title", {MJ: meta(title="Something else"), IDX: index(title="Something else")},
      [("SS110", MJ, "/title")]),
     ("SS111 bad name", {HISTORY + "1-u-1a2b3c4d.json": session_nodes()[USER], USER: None},
