@@ -259,6 +259,26 @@ def test_legacy_append(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
     assert found(report) == [("DL209", LEGACY, gone, None)]
 
 
+def test_legacy_written_after_init(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    """init leaves changes.jsonl empty; a v0.2 store never writes it (specs/deltalayer.md I10).
+    The first record written into it is an append to legacy history, which every reader then
+    lists after all deltas, as older than any of them."""
+    pkg = "pkg/" + LEGACY  # the base commit's own legacy file has content
+    repo.commit("init", {pkg: ""})
+    line = '{"time":"2026-09-22T10:00:00+08:00","source":"agent","changes":["v0 habit"]}\n'
+    sha = repo.commit("write legacy", {pkg: line})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL209", pkg, sha, 1)])
+    assert "appended at line 1" in report["findings"][0]["message"]
+    append_only = config(tmp_path, '[deltas]\nlegacy = "append-only"\n')
+    assert verify(run_json, repo, "--range", "base..HEAD", "--config", append_only)[0] == 0
+    # an empty legacy file deleted loses no history
+    other = "lib/" + LEGACY
+    repo.commit("init lib", {other: ""})
+    repo.commit("drop lib's empty file", delete=[other])
+    assert verify(run_json, repo, "--range", f"{sha}..HEAD")[0] == 0
+
+
 def test_merges(repo: GitRepo, run_json: RunCLI) -> None:
     repo.commit("freeze A", {A_FROZEN: A0}, delete=[A], trailers=[A])
     repo.git("checkout", "-q", "-b", "codex")

@@ -492,8 +492,11 @@ def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
     if change.status == "A":
         return []
     old = change.old()
-    if old == b"":
-        return []  # nothing recorded yet, nothing to protect
+    if old == b"" and (mode == "append-only" or change.status == "D"):
+        # nothing recorded yet: deleting loses nothing, and append-only lets it grow. Read-only
+        # still refuses the first record: v0.2 never writes legacy history (init leaves the file
+        # empty), and readers list such a record after every delta, as the oldest history.
+        return []
     if change.status == "D":
         return [_rewritten(change.path, "found the file deleted", None, sha, mode)]
     if change.old_blob == change.new_blob:
@@ -511,7 +514,7 @@ def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
     if prefix < len(old):
         return [_rewritten(change.path, f"found line {line} changed", line, sha, mode)]
     added = new[len(old) :]
-    if not old.endswith(b"\n") and not added.startswith((b"\n", b"\r\n")):
+    if old and not old.endswith(b"\n") and not added.startswith((b"\n", b"\r\n")):
         return [
             _rewritten(
                 change.path,

@@ -244,9 +244,11 @@ LEGACY_REWRITTEN = rule(
     "DL209",
     FAMILY,
     "legacy history rewritten",
-    """.deltalayer/changes.jsonl is read-only history once it has content (deltas.legacy =
-    "read-only", the default) or may only grow at its end (deltas.legacy = "append-only": the old
-    bytes are a prefix of the new). Editing, reordering or deleting records rewrites history.""",
+    """.deltalayer/changes.jsonl is read-only history (deltas.legacy = "read-only", the default:
+    a file added with its v0 records is kept as it is, and the empty file init leaves stays
+    empty) or may only grow at its end (deltas.legacy = "append-only": the old bytes are a prefix
+    of the new). Editing, reordering or deleting records rewrites history; a record written into
+    the file under v0.2 is read after every delta, as older than all of them.""",
     hint="restore the file from the parent commit; new history goes into Conversation Deltas",
 )
 SEVERAL_CONVERSATIONS = rule(
