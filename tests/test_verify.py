@@ -279,6 +279,38 @@ def test_legacy_written_after_init(repo: GitRepo, run_json: RunCLI, tmp_path: Pa
     assert verify(run_json, repo, "--range", f"{sha}..HEAD")[0] == 0
 
 
+def test_symlinked_delta_or_legacy(repo: GitRepo, run_json: RunCLI) -> None:
+    """A frozen delta that is a symlink keeps its content in another file: every later edit of
+    that file changes the frozen delta and no commit shows it (check follows the link, verify
+    compares the link). Caught at the commit that makes the symlink, by the commit hook too."""
+    frozen = path_of("2026-09-22T09-00-00p08-00--agent.frozen.json")
+    record = delta("2026-09-22T09:00:00+08:00", changes=["kept"])
+    repo.commit("notes", {"notes/frozen.json": record})
+    (repo.path / frozen).symlink_to("../../notes/frozen.json")
+    sha = repo.commit("a frozen delta as a link")
+    repo.commit("edit through the link", {"notes/frozen.json": record.replace("kept", "x")})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL212", frozen, sha, None)])
+    assert "../../notes/frozen.json" in report["findings"][0]["message"]
+    # legacy history through a link, and a delta replaced by one in the commit hook
+    (repo.path / LEGACY).unlink()
+    (repo.path / LEGACY).symlink_to("../notes/frozen.json")
+    (repo.path / B).unlink()
+    (repo.path / B).symlink_to(B.rpartition("/")[2].replace("codex", "claude"))
+    repo.git("add", "-A")
+    code, report = run_json("check", "--staged", "--root", str(repo.path), "--family", "deltas")
+    assert code == 1
+    assert {(f["rule"], f["path"]) for f in report["findings"]} >= {
+        ("DL212", LEGACY),
+        ("DL212", B),
+    }
+    # the same frozen delta as a regular file passes
+    repo.git("reset", "-q", "--hard", "base")
+    repo.commit("a frozen delta", {frozen: record})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, report["findings"]) == (0, [])
+
+
 def test_merges(repo: GitRepo, run_json: RunCLI) -> None:
     repo.commit("freeze A", {A_FROZEN: A0}, delete=[A], trailers=[A])
     repo.git("checkout", "-q", "-b", "codex")

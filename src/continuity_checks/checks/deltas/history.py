@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from continuity_checks.checks.deltas.family import DeltasFamily
 
 TRAILER = "Continuity-Delta"
+SYMLINK_MODE = "120000"  # git's mode of a symbolic link
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
 _MISSING = object()
@@ -103,12 +104,30 @@ def check_commit(
     if owners is not None and deltas:
         findings.extend(owners.see(context, deltas, freezes))
     for change in deltas:
-        findings.extend(_delta(family, versions, change, freezes, sha))
+        if change.new_mode == SYMLINK_MODE:
+            findings.append(_symlink(change, sha))
+        else:
+            findings.extend(_delta(family, versions, change, freezes, sha))
     if len(deltas) < len(context.changes):
         for change in context.changes:
-            if change.kind == "legacy":
+            if change.kind != "legacy":
+                continue
+            if change.new_mode == SYMLINK_MODE:
+                findings.append(_symlink(change, sha))
+            else:
                 findings.extend(_legacy(family.legacy_mode, change, sha))
     return findings
+
+
+def _symlink(change: Change, sha: str) -> Finding:
+    """DL212: the new version is a link, whose bytes are the path it names. What it judges in
+    place of the content rules: the link text is no record to compare, and the one cause gets
+    one finding (a freeze into a link is not also DL208, nor a frozen file made one DL207)."""
+    target = change.new()
+    shown = "" if target is None else f" to {quote(target.decode('utf-8', 'replace'))}"
+    return dl.SYMLINK.finding(
+        change.path, f"expected a regular file, found a symlink{shown}", commit=sha
+    )
 
 
 # --- freezes -----------------------------------------------------------------------------------
