@@ -279,6 +279,23 @@ def test_legacy_written_after_init(repo: GitRepo, run_json: RunCLI, tmp_path: Pa
     assert verify(run_json, repo, "--range", f"{sha}..HEAD")[0] == 0
 
 
+def test_twin_resolved_as_its_hint_says(repo: GitRepo, run_json: RunCLI) -> None:
+    """X.json beside an X.frozen.json of the same bytes (a freeze committed in two steps, or
+    its X.json never removed) is DL111, whose hint is to remove X.json: that commit completes
+    the freeze and loses nothing. It was DL206, whose hint (restore X.json) was the twin again."""
+    repo.commit("frozen copy", {A_FROZEN: A0}, trailers=[A_FROZEN])
+    twin = repo.commit("remove X.json of the twin", delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (0, [])
+    # X.json whose bytes the frozen file does not keep: its deletion loses them
+    repo.git("reset", "-q", "--hard", "base")
+    repo.commit("frozen copy of an older version", {A_FROZEN: A0.replace("first", "older")})
+    lost = repo.commit("remove X.json of the twin", delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL206", A, lost, None)])
+    assert twin != lost
+
+
 def test_symlinked_delta_or_legacy(repo: GitRepo, run_json: RunCLI) -> None:
     """A frozen delta that is a symlink keeps its content in another file: every later edit of
     that file changes the frozen delta and no commit shows it (check follows the link, verify

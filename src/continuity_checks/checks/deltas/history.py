@@ -31,6 +31,7 @@ from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
 from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas.family import DeltasFamily
@@ -107,7 +108,7 @@ def check_commit(
         if change.new_mode == SYMLINK_MODE:
             findings.append(_symlink(change, sha))
         else:
-            findings.extend(_delta(family, versions, change, freezes, sha))
+            findings.extend(_delta(family, versions, change, freezes, sha, context.after))
     if len(deltas) < len(context.changes):
         for change in context.changes:
             if change.kind != "legacy":
@@ -277,12 +278,15 @@ def _delta(
     change: Change,
     freezes: dict[str, Change],
     sha: str,
+    after: Snapshot,
 ) -> list[Finding]:
     if naming.is_frozen(change.path):
         return _frozen(change, freezes, sha)
     if change.status == "D":
         frozen_sources = {c.path for c in freezes.values()}
         if family.allow_delete or change.path in frozen_sources:
+            return []
+        if _kept_frozen(change, after):
             return []
         return [
             dl.DELTA_DELETED.finding(
@@ -292,6 +296,14 @@ def _delta(
     if change.status == "M" and change.old_blob != change.new_blob:
         return _content(change, versions, sha)
     return []
+
+
+def _kept_frozen(change: Change, after: Snapshot) -> bool:
+    """Whether the deleted X.json's bytes stay in the commit as X.frozen.json: the removal of
+    a twin (DL111) whose frozen side an earlier commit added, which completes that freeze and
+    loses nothing. Read only for such a deletion, rare."""
+    frozen = after.read(naming.frozen_name(change.path))
+    return isinstance(frozen, bytes) and frozen == change.old()
 
 
 def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Finding]:

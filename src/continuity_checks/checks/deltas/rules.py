@@ -222,7 +222,8 @@ DELTA_DELETED = rule(
     FAMILY,
     "delta deleted",
     """Every conversation leaves a delta, and deltas are history: they are not deleted (unless
-    deltas.allow-delete = true).""",
+    deltas.allow-delete = true). Freezing is no deletion: X.json removed as X.frozen.json
+    appears, or removed beside an X.frozen.json holding its very bytes (the twin of DL111).""",
     hint="restore the delta from the parent commit",
 )
 FROZEN_CHANGED = rule(
