@@ -279,6 +279,21 @@ def test_legacy_written_after_init(repo: GitRepo, run_json: RunCLI, tmp_path: Pa
     assert verify(run_json, repo, "--range", f"{sha}..HEAD")[0] == 0
 
 
+def test_delta_started_and_frozen_before_its_first_commit(repo: GitRepo, run_json: RunCLI) -> None:
+    """A conversation that starts its delta and freezes it before committing adds only
+    X.frozen.json, with a trailer naming the path start gave it, X.json: one delta, two names,
+    as for a freeze (and DL210). It was DL201, "found this delta created"."""
+    name = "2026-09-22T10-00-00p08-00--codex"
+    frozen = path_of(name + ".frozen.json")
+    record = delta("2026-09-22T10:00:00+08:00", source="codex", changes=["x"])
+    repo.commit("conversation work", {frozen: record}, trailers=[path_of(name + ".json")])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (0, [])
+    other = repo.commit("another's frozen delta", {path_of("z.frozen.json"): record}, trailers=[B])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL201", path_of("z.frozen.json"), other, None)])
+
+
 def test_twin_resolved_as_its_hint_says(repo: GitRepo, run_json: RunCLI) -> None:
     """X.json beside an X.frozen.json of the same bytes (a freeze committed in two steps, or
     its X.json never removed) is DL111, whose hint is to remove X.json: that commit completes

@@ -202,11 +202,14 @@ def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
         if change.status == "D" or change.path in frozen_sources:
             continue  # deletions: DL206; the X.json of a freeze: the freeze below
         if naming.is_frozen(change.path):
+            # one delta, two names (as for DL210): a trailer naming either owns it, also when
+            # it is created frozen (started and frozen before its first commit, named by the
+            # path start gave it)
+            names = frozenset({change.path, naming.unfrozen_name(change.path)})
             if change.path in freezes:
-                names = frozenset({change.path, naming.unfrozen_name(change.path)})
                 touches.append(Touch(change.path, "frozen", names))
             elif change.status == "A":
-                touches.append(Touch(change.path, "created", frozenset({change.path})))
+                touches.append(Touch(change.path, "created", names))
             continue  # a changed frozen file: DL207
         action = "created" if change.status == "A" else "modified"
         touches.append(Touch(change.path, action, frozenset({change.path})))
