@@ -138,6 +138,9 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
     ("CX114 command pointers", with_json(R, setter("/command", "continuity capture read --capture-file capture.json "
                                                    f"--capture-sha256 {sha(build()[C])} --select /goal_id")),
      [("CX114", R, "/command")]),
+    ("CX114 a listing command for a reference that is no listing",
+     changed(R, lambda t: edit(t, '--select /history/2/null"', '--select /history/2/null --list --list-depth 2"')),
+     [("CX114", R, "/command")]),
     ("CX115 duplicate pointer (warning)",
      {**build(), CAP + "two.reader.json": pretty(reader(build()[C], ["/goal_id", "/goal_id"]))},
      [("CX115", CAP + "two.reader.json", "/select/1")]),
@@ -205,6 +208,9 @@ GOOD: list[tuple[str, Files]] = [
     ("a capture.json without a manifest is not ours", {"other/capture.json": "{not json"}),
     ("same title, other facts stay inline",
      build(required=required_with(lambda v: v["agent_todo_summary"]["first_open_items"].append({"todo_id": "todo_voice", "title": "v2"})))),
+    ("a command written with --option=value words, the last one too",
+     changed(R, lambda t: edit(edit(edit(t, "--capture-file capture.json", "--capture-file=capture.json"),
+                                    "--select /outcomes", "--select=/outcomes"), "--select /history", "--select=/history"))),
     ("met with supporting material instead of evidence",
      build(required=required_with(lambda v: v["requirements"][0].update(
          agent_review={"conclusion": "met", "basis_current": False, "independently_verified": False})))),

@@ -665,10 +665,16 @@ def _check_command(c: Checker, value: dict[str, Any]) -> None:
         c.at(cx.READER_COMMAND, "/command", f"expected a shell command line: {exc}")
         return
     options: dict[str, list[str]] = {}
+    flags: set[str] = set()  # every option given, a bare --list at the end of the line too
     for index, word in enumerate(words):
-        if word.startswith("--") and index + 1 < len(words):
-            flag, eq, inline = word.partition("=")
-            options.setdefault(flag, []).append(inline if eq else words[index + 1])
+        if not word.startswith("--"):
+            continue
+        flag, eq, inline = word.partition("=")
+        flags.add(flag)
+        if eq:  # --select=/a, as argparse reads it, wherever it stands
+            options.setdefault(flag, []).append(inline)
+        elif index + 1 < len(words):
+            options.setdefault(flag, []).append(words[index + 1])
     problems: list[str] = []
     files = options.get("--capture-file", [])
     name = posixpath.normpath(value["capture_file"])
@@ -683,6 +689,9 @@ def _check_command(c: Checker, value: dict[str, Any]) -> None:
     depth = options.get("--list-depth")
     if "list_depth" in value and depth != [str(value["list_depth"])]:
         problems.append(f"--list-depth {value['list_depth']}")
+    elif "list_depth" not in value and flags & {"--list", "--list-depth"}:
+        # a listing has another selection digest (H1 binds list_depth): not this reference's
+        problems.append("no --list or --list-depth (the reference pins no listing)")
     selection = options.get("--selection-sha256")
     if selection is not None and (
         len(selection) != 1 or parse_digest(selection[0]) != parse_digest(value["selection_sha256"])
