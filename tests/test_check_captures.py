@@ -106,11 +106,25 @@ CD = DEC + "cycle-delta.json"
 CB = DEC + "cycle-base.json"
 REQ = "/outcomes/0/requirements/1/agent_review"
 
+
+def _capture_renamed(name: str) -> Files:
+    """The capture directory (no reader) with its capture moved to ``name`` and the manifest
+    naming it there: the digests still match."""
+    files = {k: v for k, v in build().items() if k.startswith(CAP) and k != R}
+    files[CAP + name] = files.pop(C)
+    files[M] = edit(files[M], '"capture_file": "capture.json"', f'"capture_file": "{name}"')
+    return files
+
+
 # (case id, files, expected (rule, path, pointer) findings — exactly these)
 BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
     ("CX101 unknown key", with_json(M, setter("/extra", 1)), [("CX101", M, "")]),
     ("CX101 uppercase digest", changed(M, lambda t: t.replace(sha(build()[C]), sha(build()[C]).upper())),
      [("CX101", M, "/capture_sha256")]),
+    ("CX101 a capture under a name nothing guards", _capture_renamed("data.json"), [("CX101", M, "/capture_file")]),
+    ("CX101 a capture in a subdirectory", _capture_renamed("sub/capture.json"), [("CX101", M, "/capture_file")]),
+    ("CX101 projection.json outside a decision directory", _capture_renamed("projection.json"),
+     [("CX101", M, "/capture_file")]),
     ("CX102 dot-dot", with_json(M, setter("/capture_file", "../c1/capture.json")), [("CX102", M, "/capture_file")]),
     ("CX102 absolute", with_json(R, setter("/capture_file", "/etc/passwd")),
      [("CX110", R, "/capture_file"), ("CX102", R, "/capture_file")]),
@@ -208,6 +222,7 @@ GOOD: list[tuple[str, Files]] = [
     ("a capture.json without a manifest is not ours", {"other/capture.json": "{not json"}),
     ("same title, other facts stay inline",
      build(required=required_with(lambda v: v["agent_todo_summary"]["first_open_items"].append({"todo_id": "todo_voice", "title": "v2"})))),
+    ("a capture named ./capture.json", _capture_renamed("./capture.json")),
     ("a command written with --option=value words, the last one too",
      changed(R, lambda t: edit(edit(edit(t, "--capture-file capture.json", "--capture-file=capture.json"),
                                     "--select /outcomes", "--select=/outcomes"), "--select /history", "--select=/history"))),

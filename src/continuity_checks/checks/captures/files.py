@@ -214,6 +214,17 @@ def check_manifest(
     capture = (
         c.named(value.get("capture_file"), "/capture_file") if "capture_file" in value else None
     )
+    if capture is not None and (posixpath.dirname(capture) != directory or not is_capture(capture)):
+        # spec §2: the capture lives beside its manifest, as capture.json. Under another name
+        # (or in a subdirectory) no check is started by a change to it, and history cannot
+        # tell that a published capture was rewritten or deleted: refused, not passed.
+        names = "capture.json or projection.json" if is_decision_dir(directory) else "capture.json"
+        c.at(
+            cx.MANIFEST_SCHEMA,
+            "/capture_file",
+            f"expected {names} beside the manifest (the names the commit hook and verify guard "
+            f"against rewrites), found {quote(value['capture_file'])}",
+        )
     if capture is not None:
         pinned = parse_digest(value.get("capture_sha256"))
         found = c.capture_digest(capture, "/capture_file")

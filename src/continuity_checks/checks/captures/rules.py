@@ -17,10 +17,12 @@ MANIFEST_SCHEMA = rule(
     "CX101",
     FAMILY,
     "manifest.json does not match its schema",
-    """A capture manifest is a JSON object with schema_version 1, capture_file (a relative
-    name), capture_sha256 (64 lowercase hex digits, bare or after "sha256:") and capture_bytes
-    (the capture's size), optionally created_at, goal_id, agent_id, turn_instance_id and files
-    (other files of the directory it pins). Schema: loopx-capture-manifest.""",
+    """A capture manifest is a JSON object with schema_version 1, capture_file (the capture
+    beside it: capture.json, or projection.json in a decision-<id>/ directory, the names whose
+    rewrites the commit hook and verify see), capture_sha256 (64 lowercase hex digits, bare
+    or after "sha256:") and capture_bytes (the capture's size), optionally created_at,
+    goal_id, agent_id, turn_instance_id and files (other files of the directory it pins).
+    Schema: loopx-capture-manifest.""",
     hint="rewrite the manifest with `continuity capture manifest DIR`",
 )
 PATH_ESCAPES = rule(
