@@ -191,6 +191,21 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
      [("CX134", RC, "/user_todos/open/0/context_ref")]),
     ("CX140 status", build(required=required_with(lambda v: v["requirements"][0].update(status="done"))),
      [("CX140", RC, "/requirements/0/status")]),
+    ("CX140 a review that misses a requirement",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["review"]["items"].pop())),
+     [("CX140", C, "/outcomes/0/review/items")]),
+    ("CX140 a requirement reviewed twice",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["review"]["items"].append(
+         dict(v["outcomes"][0]["review"]["items"][0])))),
+     [("CX140", C, "/outcomes/0/review/items/2/id")]),
+    ("CX140 a review item of no requirement",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["review"]["items"].append(
+         {"id": "r9", "conclusion": "unmet", "evidence_refs": []}))),
+     [("CX140", C, "/outcomes/0/review/items/2/id")]),
+    ("CX140 a requirement id twice",
+     build(required=required_with(lambda v: v["requirements"].extend(
+         [{**v["requirements"][0], "id": "r0"}, {**v["requirements"][0], "id": "r0"}]))),
+     [("CX140", RC, "/requirements/2/id")]),
     ("CX141 met without evidence",
      build(capture=capture_with(lambda v: v["outcomes"][0]["requirements"][1]["agent_review"].update(evidence_refs=[]))),
      [("CX141", C, REQ + "/evidence_refs")]),

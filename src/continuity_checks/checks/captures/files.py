@@ -437,6 +437,7 @@ def check_requirements(c: Checker) -> None:
             continue
         reqs = node.get("requirements")
         if isinstance(reqs, list):
+            _check_unique_ids(c, jp.append(pointer, "requirements"), reqs)
             for index, item in enumerate(reqs):
                 if not isinstance(item, dict) or not (
                     {"status", "agent_review", "supporting_material_pointer"} & set(item)
@@ -475,6 +476,57 @@ def check_requirements(c: Checker) -> None:
                         here + "/evidence_refs",
                         "expected at least one evidence reference for met, found none",
                     )
+            if isinstance(reqs, list):
+                _check_coverage(c, pointer, reqs, review["items"])
+
+
+def _check_unique_ids(c: Checker, where: str, reqs: list[Any]) -> None:
+    """LoopX 2.1.1 rejects an outcome whose requirements repeat an id."""
+    first: dict[str, int] = {}
+    for index, item in enumerate(reqs):
+        name = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(name, str):
+            continue
+        if name in first:
+            c.at(
+                cx.REQUIREMENT_SCHEMA,
+                f"{where}/{index}/id",
+                f"expected each requirement id once, found {quote(name)} again (requirement "
+                f"{first[name]})",
+            )
+        else:
+            first[name] = index
+
+
+def _check_coverage(c: Checker, outcome: str, reqs: list[Any], items: list[Any]) -> None:
+    """LoopX 2.1.1: a stored review covers every retained requirement exactly once. Judged
+    only when every requirement and every review item carries a string id (a projected view
+    may leave ids out)."""
+    found = [r.get("id") if isinstance(r, dict) else None for r in reqs]
+    found_reviewed = [i.get("id") if isinstance(i, dict) else None for i in items]
+    ids = [i for i in found if isinstance(i, str)]
+    reviewed = [i for i in found_reviewed if isinstance(i, str)]
+    if len(ids) != len(found) or len(reviewed) != len(found_reviewed):
+        return
+    wanted = set(ids)
+    seen: set[str] = set()
+    for index, name in enumerate(reviewed):
+        if name in seen or name not in wanted:
+            c.at(
+                cx.REQUIREMENT_SCHEMA,
+                f"{jp.append(outcome, 'review')}/items/{index}/id",
+                f"expected each requirement of the outcome reviewed once, found "
+                f"{quote(name)} {'again' if name in seen else '(no such requirement)'}",
+            )
+        seen.add(name)
+    missing = [name for name in dict.fromkeys(ids) if name not in seen]
+    if missing:
+        c.at(
+            cx.REQUIREMENT_SCHEMA,
+            f"{jp.append(outcome, 'review')}/items",
+            f"expected a review item for every requirement, found none for "
+            f"{', '.join(quote(name) for name in missing)}",
+        )
 
 
 def _check_review(
