@@ -87,6 +87,12 @@ def _stub_forward(v: dict[str, Any]) -> None:
     v["later"] = [{"todo_id": "todo_voice", "title": "later"}]
 
 
+def _stub_at_copy(v: dict[str, Any]) -> None:
+    items = v["agent_todo_summary"]["first_open_items"]
+    items.append(dict(items[0]))
+    v["user_todos"]["open"][0]["context_ref"] = "/agent_todo_summary/first_open_items/1"
+
+
 def _stub_chain(v: dict[str, Any]) -> None:
     v["user_todos"]["again"] = [{"todo_id": "todo_voice", "context_ref": "/user_todos/open/0"}]
 
@@ -186,6 +192,8 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
      build(required=required_with(lambda v: v["user_todos"]["open"][0].update(context_ref="/agent_todo_summary/x"))),
      [("CX131", RC, "/user_todos/open/0/context_ref")]),
     ("CX132 stub forward", build(required=required_with(_stub_forward)), [("CX132", RC, "/user_todos/open/0/context_ref")]),
+    ("CX132 stub at a later copy of the record", build(required=required_with(_stub_at_copy)),
+     [("CX132", RC, "/user_todos/open/0/context_ref")]),
     ("CX133 stub chain", build(required=required_with(_stub_chain)), [("CX133", RC, "/user_todos/again/0/context_ref")]),
     ("CX134 stub todo_id", build(required=required_with(lambda v: v["user_todos"]["open"][0].update(todo_id="t2"))),
      [("CX134", RC, "/user_todos/open/0/context_ref")]),

@@ -357,6 +357,7 @@ def check_stubs(c: Checker) -> None:
         order[id(node)] = position
         if _is_stub(node):
             stubs.append((pointer, node))
+    firsts: dict[str, str] | None = None  # canonical digest -> first complete record's pointer
     for pointer, stub in stubs:
         if not c.settings.relaxed_refs and set(stub) != {"todo_id", "context_ref"}:
             extra = sorted(set(stub) - {"todo_id", "context_ref"})
@@ -403,6 +404,28 @@ def check_stubs(c: Checker) -> None:
                 f"expected the record at {quote(ref)} to carry todo_id {quote(stub['todo_id'])}, "
                 f"found {show(target.get('todo_id'))}",
             )
+            continue
+        if firsts is None:
+            firsts = _first_records(root)
+        first = firsts.get(model.canonical_sha256(target), ref)
+        if first != ref:
+            # spec §6 rule 3: later copies point to the first complete occurrence
+            c.at(
+                cx.STUB_FORWARD,
+                where,
+                f"expected the first occurrence of the record, {quote(first)}, found a later "
+                f"copy {quote(ref)}",
+            )
+
+
+def _first_records(root: Any) -> dict[str, str]:
+    """The pointer of the first complete record (an object with a string todo_id that is not
+    a stub) of each canonical form, in document order."""
+    firsts: dict[str, str] = {}
+    for pointer, node in _walk(root):
+        if isinstance(node, dict) and isinstance(node.get("todo_id"), str) and not _is_stub(node):
+            firsts.setdefault(model.canonical_sha256(node), pointer)
+    return firsts
 
 
 class _Bytes(bytes):
