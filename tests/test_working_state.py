@@ -687,3 +687,14 @@ def test_a_copied_sample_is_checked_by_its_path(
     monkeypatch.chdir(DSH)
     code, report = run_json("check", "evidence/memory-injections/WORKING_STATE.json")
     assert (code, report["findings"], report["summary"]["files"]) == (0, [], 1)
+
+
+def test_a_null_is_named_once_in_a_message(tmp_path: Path, run_json: RunCLI) -> None:
+    """``show(None)`` read "null null" in every message that quoted a null."""
+    write_tree(tmp_path, {WS: edit("compaction-evacuation", prune_safe_through_seq=None)})
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    (message,) = [f["message"] for f in report["findings"]]
+    assert code == 1
+    assert message.endswith(
+        "prune_safe_through_seq >= 0 on a compaction-evacuation checkpoint, found null"
+    )
