@@ -266,6 +266,22 @@ def _meta_findings(value: dict[str, Any], meta: dict[str, Any], at: Report) -> N
                 f"expected prune_audit_id and prune_audited_at on a compaction-evacuation "
                 f"checkpoint, found no {' and no '.join(absent)}",
             )
+        # the /compress authorization rebuilds the metadata as a merge covering no evidence
+        if meta.get("mode") == "replace":
+            at(
+                ws.KIND_KEYS,
+                "/checkpoint_meta/mode",
+                'expected mode "merge" on a compaction-evacuation checkpoint (/compress writes '
+                'it so), found "replace"',
+            )
+        covered = meta.get("covered_evidence_ids")
+        if isinstance(covered, list) and covered:
+            at(
+                ws.KIND_KEYS,
+                "/checkpoint_meta/covered_evidence_ids",
+                f"expected no covered_evidence_ids on a compaction-evacuation checkpoint "
+                f"(/compress writes []), found {len(covered)}",
+            )
         audited, updated = meta.get("prune_audited_at"), meta.get("updated_at")
         # /compress writes both from one clock reading; a malformed one is WS106 alone
         if _is_time(audited) and _is_time(updated) and audited != updated:
