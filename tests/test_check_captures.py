@@ -143,6 +143,7 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
     ("CX104 pinned file", changed(RC, lambda t: edit(t, '"complete": true', '"complete": false')),
      [("CX104", DM, "/files/required-context.json/sha256"), ("CX121", D, "/required_context_sha256")]),
     ("CX105 size", with_json(M, setter("/capture_bytes", 12)), [("CX105", M, "/capture_bytes")]),
+    ("CX105 size written as 12.0", with_json(M, setter("/capture_bytes", 12.0)), [("CX105", M, "/capture_bytes")]),
     ("CX110 empty select", with_json(R, setter("/select", [])), [("CX110", R, "/select")]),
     ("CX111 one changed byte in the reader pin",
      changed(R, lambda t: edit(t, '"sha256:' + sha(build()[C])[:2], '"sha256:' + ("00" if sha(build()[C])[:2] != "00" else "11"))),

@@ -240,7 +240,7 @@ def check_manifest(
                 )
             stated = value.get("capture_bytes")
             # a size that differs with the digest is the same root cause, reported once
-            if type(stated) is int and stated != size and pinned == actual:
+            if _whole(stated) not in (None, size) and pinned == actual:
                 c.at(
                     cx.CAPTURE_SIZE,
                     "/capture_bytes",
@@ -266,13 +266,21 @@ def check_manifest(
                     pointer + "/sha256",
                     f"expected the SHA-256 of {target}, {found[0]}; found {quote(entry['sha256'])}",
                 )
-            elif type(entry.get("bytes")) is int and entry["bytes"] != found[1]:
+            elif _whole(entry.get("bytes")) not in (None, found[1]):
                 c.at(
                     cx.CAPTURE_SIZE,
                     pointer + "/bytes",
                     f"expected {found[1]} (the size of {target}), found {entry['bytes']}",
                 )
     return c.findings
+
+
+def _whole(value: object) -> int | None:
+    """A size as JSON Schema's "integer" takes it (12.0 is 12: the schema lets it through, so
+    it is compared too), else None."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # --- captures, projections and necessary views ------------------------------------------------

@@ -374,8 +374,16 @@ def _is_time(value: object) -> bool:
     return True
 
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def whole_number(value: object) -> int | None:
+    """``value`` as the integer DSH reads it (``Number.isInteger``: 100.0 is 100), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    return value if isinstance(value, int) else None
+
+
+_int = whole_number
 
 
 def _boundary_warnings(doc: strict_json.Document, path: str, meta: object) -> list[Finding]:
