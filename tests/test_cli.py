@@ -289,5 +289,5 @@ def test_paths_and_options_in_any_order(
     assert out.endswith("1 file checked: 2 errors, 0 warnings\n")
     (tmp_path / "a.txt").write_text("a\n")
     (tmp_path / "b.txt").write_text("b\n")
-    code, out, _ = run(capsys, "provenance", "add", "a.txt", "--sums", "SUMS", "b.txt")
-    assert code == 0 and (tmp_path / "SUMS").read_text().count("\n") == 2, out
+    code, out, _ = run(capsys, "provenance", "add", "a.txt", "--sums", "SUMS.sha256", "b.txt")
+    assert code == 0 and (tmp_path / "SUMS.sha256").read_text().count("\n") == 2, out

@@ -33,9 +33,9 @@ def cli(cwd: Path, *args: str, stdin: str = "") -> tuple[int, str, str]:
 
 def test_an_option_takes_the_next_word_as_its_value_even_with_a_dash(tmp_path: Path) -> None:
     write_tree(tmp_path, LAYOUT)
-    code, out, err = cli(tmp_path, "provenance", "add", "a.txt", "--sums", "-SUMS")
-    assert (code, err) == (0, "") and out.startswith("added to -SUMS: ")
-    assert (tmp_path / "-SUMS").read_text().endswith("  a.txt\n")
+    code, out, err = cli(tmp_path, "provenance", "add", "a.txt", "--sums", "-SUMS.sha256")
+    assert (code, err) == (0, "") and out.startswith("added to -SUMS.sha256: ")
+    assert (tmp_path / "-SUMS.sha256").read_text().endswith("  a.txt\n")
     code, out, _ = cli(tmp_path, "check", "-", "--stdin-filename", "-x.json", stdin=BAD)
     assert code == 0 and out.startswith("not checked, no family claims them: -x.json\n"), out
     code, _, err = cli(tmp_path, "verify", "--range", "-x")

@@ -205,7 +205,8 @@ def test_T4_current_delta_can_remove_intermediate_temporary_item(R: Delta) -> No
     started = R.start(1, ["temporary attempt", "durable decision"])
     updated = R.update(started["_path"], ["durable decision"])
     assert updated["changes"] == ["durable decision"]
-    # the automatic time is "now": local time with an offset, whole seconds, no ordering check
+    # the automatic time is "now": local time with an offset, whole seconds (a now before the
+    # stored updated_at is refused, DL205: docs/delta-helper.md §7, T4)
     now = updated["updated_at"]
     assert len(now) == 25 and now[19] in "+-" and "." not in now
     R.update(started["_path"], [])

@@ -30,7 +30,7 @@ from continuity_checks.core.family import (
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Unreadable, WorkTree
+from continuity_checks.core.snapshot import Committed, Unreadable, WorkTree
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline, BaselineSource
@@ -203,10 +203,40 @@ def check(
     file goes to its families' :class:`~continuity_checks.core.family.TreeCheck` in this
     process, in stream order, and is read and checked here or in a worker."""
     root = Path(os.path.abspath(root))
+    with contextlib.ExitStack() as stack:
+        repo = None
+        if staged:
+            from continuity_checks.core.git import Repository
+
+            repo = stack.enter_context(Repository(root, config.max_file_bytes))
+        return _check(root, config, paths, under, stdin, repo, only, jobs, baseline, progress)
+
+
+def _check(
+    root: Path,
+    config: Config,
+    paths: Sequence[str],
+    under: Sequence[str],
+    stdin: tuple[str, bytes] | None,
+    repo: Repository | None,
+    only: tuple[str, ...] | None,
+    jobs: int | None,
+    baseline: Baseline | None,
+    progress: Progress | None,
+) -> Report:
+    """:func:`check`, with the repository of the commit being made when ``staged`` (``repo``)."""
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
     given: dict[str, bytes] = {}  # standard input's file: its bytes for every reader
-    snapshot = WorkTree(root, config.max_file_bytes, given)
+    # the commit hook reads what the commit will hold: pre-commit leaves untracked files in
+    # the work tree, and a sibling read from there (a capture its staged manifest pins) is
+    # not in the commit; what --all walks is the work tree, as asked
+    committed = None
+    if repo is not None and not under:
+        files = [path for path in paths if not os.path.isdir(os.path.join(root, path))]
+        folders = [path for path in paths if path not in files]
+        committed = Committed(repo.in_index, [*files, *((stdin[0],) if stdin else ())], folders)
+    snapshot = WorkTree(root, config.max_file_bytes, given, committed)
     exclude = Globs(config.exclude)
     notes: list[str] = []
     # the sources in order: directories to walk (--all's, then those among paths) and files
@@ -329,8 +359,8 @@ def check(
             findings.extend(made.finish(unread))
     if progress is not None:
         progress(count, count)
-    if staged:
-        findings.extend(check_staged(root, config, chosen, families))
+    if repo is not None:
+        findings.extend(check_staged(repo, config, chosen, families))
     kept, suppressed = apply_config(config, findings)
     report = Report(
         findings=kept,
@@ -400,50 +430,49 @@ def _claimed(
 
 
 def check_staged(
-    root: Path, config: Config, chosen: Sequence[Declaration], families: Sequence[Family]
+    repo: Repository, config: Config, chosen: Sequence[Declaration], families: Sequence[Family]
 ) -> list[Finding]:
     """The history rules applied to the one prospective commit: what the index changes against
     ``HEAD``, with the index's tree as the commit's and ``HEAD``'s as its parent's. Findings
-    carry the commit id ``staged``. Raises GitError outside a repository."""
-    from continuity_checks.core.git import GITLINK, Repository
+    carry the commit id ``staged``."""
+    from continuity_checks.core.git import GITLINK
     from continuity_checks.core.snapshot import CommitTree
 
     limit = config.max_file_bytes
     findings: list[Finding] = []
     exclude = Globs(config.exclude)
-    with Repository(root, limit) as repo:
-        raw_changes = repo.staged(any(d.gitlinks for d in chosen))
-        changes: list[list[Change]] = [[] for _ in families]
-        for c in raw_changes:
-            if exclude.match(c.path):
-                continue
-            gitlink = GITLINK in (c.old_mode, c.new_mode)
-            for index, family in enumerate(families):
-                kind = family.claims(c.path)
-                if kind is not None and (not gitlink or chosen[index].gitlinks):
-                    changes[index].append(
-                        Change(c.path, kind, c.status, c.old_blob, c.new_blob, repo.read_blob)
-                    )
-        wanted = [bool(changes[i]) or d.every_commit for i, d in enumerate(chosen)]
-        if not any(wanted):
-            return findings
-        head = repo.head()
-        fields: dict[str, str] = {}
-        asked = frozenset().union(*(d.fields for d in chosen))
-        if asked:
-            for who, (name, email, date) in repo.identities().items():
-                fields |= {f"{who}_name": name, f"{who}_email": email, f"{who}_date": date}
-        # a commit that concludes a merge has MERGE_HEAD's commits as its other parents
-        merging = repo.merge_heads() if head else ()
-        commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
-        trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
-        others = tuple(CommitTree(repo, p, limit) for p in merging)
+    raw_changes = repo.staged(any(d.gitlinks for d in chosen))
+    changes: list[list[Change]] = [[] for _ in families]
+    for c in raw_changes:
+        if exclude.match(c.path):
+            continue
+        gitlink = GITLINK in (c.old_mode, c.new_mode)
         for index, family in enumerate(families):
-            if wanted[index]:
-                context = CommitContext(commit, changes[index], *trees, raw_changes, others)
-                for finding in family.check_commit(context):
-                    findings.append(rewrite_hint(finding, commit))
-        findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
+            kind = family.claims(c.path)
+            if kind is not None and (not gitlink or chosen[index].gitlinks):
+                changes[index].append(
+                    Change(c.path, kind, c.status, c.old_blob, c.new_blob, repo.read_blob)
+                )
+    wanted = [bool(changes[i]) or d.every_commit for i, d in enumerate(chosen)]
+    if not any(wanted):
+        return findings
+    head = repo.head()
+    fields: dict[str, str] = {}
+    asked = frozenset().union(*(d.fields for d in chosen))
+    if asked:
+        for who, (name, email, date) in repo.identities().items():
+            fields |= {f"{who}_name": name, f"{who}_email": email, f"{who}_date": date}
+    # a commit that concludes a merge has MERGE_HEAD's commits as its other parents
+    merging = repo.merge_heads() if head else ()
+    commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
+    trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
+    others = tuple(CommitTree(repo, p, limit) for p in merging)
+    for index, family in enumerate(families):
+        if wanted[index]:
+            context = CommitContext(commit, changes[index], *trees, raw_changes, others)
+            for finding in family.check_commit(context):
+                findings.append(rewrite_hint(finding, commit))
+    findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
     return findings
 
 
@@ -867,7 +896,9 @@ def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
         rebase = f"git rebase -i {commit.parents[0][:12]}"
     how = (
         f"commit {short} must be rewritten before it is pushed: `{rebase}`, mark {short} "
-        "`edit`, make the change, `git commit --amend`, `git rebase --continue`"
+        "`edit`, make the change, `git commit --amend --no-verify` (the commit hook compares "
+        "what is staged with the commit being replaced, so it would take the mending for the "
+        "change), `git rebase --continue`"
     )
     hint = f"{finding.hint}; {how}" if finding.hint else how
     return dataclasses.replace(finding, hint=hint)

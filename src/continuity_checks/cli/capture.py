@@ -50,8 +50,8 @@ def main(argv: Sequence[str]) -> int:
     manifest.add_argument(
         "--digest",
         choices=("raw", "canonical"),
-        default="raw",
-        help="Hash the capture's bytes, or its canonical JSON (default: %(default)s).",
+        help="Hash the capture's bytes, or its canonical JSON (default: [captures] "
+        "capture-digest of the configuration, raw without one; another value is refused).",
     )
 
     verify = add_subcommand(
@@ -146,24 +146,26 @@ def _add_read_options(command: argparse.ArgumentParser) -> None:
         help="The selection digest a continuation must still match.",
     )
     add("--reference-out", metavar="FILE",
-        help="Also write a *.reader.json reference for this read (never over one).")  # fmt: skip
+        help="Write a *.reader.json reference of this read (never over another).")  # fmt: skip
 
 
 def _run(args: argparse.Namespace) -> tuple[int, Any]:
     """The work of the subcommand ``args`` names: (exit code, what to print)."""
     from continuity_checks.checks.captures import helper
 
-    if args.command == "manifest":
-        return helper.manifest(args.directory, args.name, args.digest)
     if args.command == "verify":
         return helper.verify(args.directory)
-    # read, list, diff and apply follow the [captures] options of the current directory's
-    # configuration; a bad one is their refusal (exit 1)
+    # manifest follows the [captures] options of the repository that holds its directory; read,
+    # list, diff and apply those of the repository that holds the current directory (as check
+    # does, from any directory of it); a bad one is their refusal (exit 1)
     modes = {"read": helper.READ_MODE, "list": helper.READ_MODE}
-    modes.update(diff="capture-diff", apply="capture-apply")
-    settings = helper.configured(modes[args.command])
+    modes.update(manifest="capture-manifest", diff="capture-diff", apply="capture-apply")
+    where = args.directory if args.command == "manifest" else "."
+    settings = helper.configured(modes[args.command], where)
     if isinstance(settings, tuple):  # a bad configuration: the refusal
         return settings
+    if args.command == "manifest":
+        return helper.manifest(args.directory, args.name, args.digest, settings)
     if args.command == "diff":
         return helper.diff(args.base, args.current, args.out, settings)
     if args.command == "apply":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from continuity_checks.cli.args import (
     add_subcommand,
@@ -15,6 +16,10 @@ from continuity_checks.cli.args import (
     parser,
 )
 from continuity_checks.cli.common import add_config, add_root, load_config
+
+if TYPE_CHECKING:
+    from continuity_checks.checks.provenance.family import ProvenanceFamily
+    from continuity_checks.core.config import Config
 
 ADD_DESCRIPTION = """\
 List FILES in a SHA256SUMS file: one GNU text line (`<sha256>  <path>`) per new file.
@@ -55,7 +60,7 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     top = project_root(root)  # as check does: lines and findings name paths alike
     config = load_config(top, config_path)
     try:
-        relative_to = ProvenanceFamily(config).relative_to
+        family = ProvenanceFamily(config)
     except ConfigError as exc:
         print(f"continuity: configuration error in {exc}", file=sys.stderr)
         return 2
@@ -66,7 +71,12 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
         names = ", ".join(outside or [str(sums_file)])
         print(f"continuity: {names}: expected a path inside the repository {top}", file=sys.stderr)
         return 1
+    unread = _unread(family, config, target)
+    if unread is not None:
+        print(f"continuity: {target}: {unread}; nothing was written", file=sys.stderr)
+        return 1
     snapshot = WorkTree(top, config.max_file_bytes)
+    relative_to = family.relative_to
     try:
         result = add(snapshot, [g for g in given if g is not None], target, relative_to=relative_to)
     except (AddError, OSError) as exc:
@@ -77,3 +87,21 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     for path in result.unchanged:
         print(f"already listed with the same digest: {path}")
     return 0
+
+
+def _unread(family: ProvenanceFamily, config: Config, target: str) -> str | None:
+    """Why ``continuity check`` would never read ``target`` as a sums file (None: it would).
+    Lines no check reads protect nothing, and GNU lines make a provenance manifest invalid."""
+    if config.families is not None and "provenance" not in config.families:
+        return "the provenance family is not checked (families in the configuration)"
+    kind = family.claims(target)
+    if kind == "manifest":
+        return "expected a sums file, found the name of a provenance manifest (JSON)"
+    if kind is None:
+        return (
+            "not a sums file continuity check reads: give it a name that [provenance] "
+            "sums-files matches (default SHA256SUMS, SHA256SUMS.txt, *.sha256), or add it there"
+        )
+    if family.exclude.match(target):
+        return "excluded by the configuration (exclude): continuity check would never read it"
+    return None

@@ -16,7 +16,7 @@ import os
 import posixpath
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -180,6 +180,53 @@ class Snapshot(ABC):
 DIRS_KEPT = 256  # directories a WorkTree remembers as inside the root (see _dir_inside)
 
 
+UNTRACKED = (
+    "not found in the commit being made: the work tree has it, but it is not staged (git add it, "
+    "or the commit leaves it out)"
+)
+
+
+class Committed:
+    """What the commit being made holds, for the commit hook's file checks (``check --staged``):
+    pre-commit puts the work tree's tracked files back to their staged bytes before the hooks
+    run, but leaves untracked files where they are. A family that reads a sibling (the capture a
+    manifest pins, the PROJECT.md beside a delta store) must not find a file that the commit
+    will not hold: judged with it, the commit passed without it.
+
+    ``staged(path)`` tells whether the index holds the file ``path`` (None: it cannot tell).
+    Files the run was given by name (``files``, and every file under ``directories``), git's
+    own directories and directories are not hidden: only a file can be missing from a commit,
+    and a directory's files are asked about when they are read."""
+
+    def __init__(
+        self,
+        staged: Callable[[str], bool | None],
+        files: Collection[str] = (),
+        directories: Collection[str] = (),
+    ) -> None:
+        self._staged = staged
+        self._files = frozenset(files)
+        self._under = tuple(d.rstrip("/") + "/" for d in directories if d)
+        self._everything = "" in directories
+        self._known: dict[str, bool] = {}
+
+    def hides(self, path: str) -> bool:
+        """Whether the file ``path`` is in the work tree only (not staged)."""
+        if (
+            self._everything
+            or path in self._files
+            or path.startswith(self._under)
+            or ".git" in path.split("/")
+        ):
+            return False
+        known = self._known.get(path)
+        if known is None:
+            if len(self._known) >= DIRS_KEPT:
+                self._known.clear()
+            known = self._known[path] = self._staged(path) is False
+        return known
+
+
 class WorkTree(Snapshot):
     """The files under ``root`` as they are on disk (file mode).
 
@@ -190,11 +237,19 @@ class WorkTree(Snapshot):
     never blocks a read (non-blocking open, then the file type decides).
     """
 
-    def __init__(self, root: Path, limit: int, given: Mapping[str, bytes] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        limit: int,
+        given: Mapping[str, bytes] | None = None,
+        committed: Committed | None = None,
+    ) -> None:
         super().__init__(limit)
         # files whose bytes the run was given (standard input's): read as those, by whoever
         # reads them (a family's cross-file check, a session judged in another process)
         self._given = given if given is not None else {}
+        # the commit hook's view: files the commit being made will not hold are not there
+        self._committed = committed
         self.root = Path(os.path.abspath(root))
         self._prefix = os.path.join(self.root, "")  # the root and a separator: prefix + rel
         self._real_root = os.path.realpath(self.root)
@@ -231,7 +286,15 @@ class WorkTree(Snapshot):
                 "expected a file inside the checked root, found a path through a symlinked "
                 "directory that leads outside it",
             )
-        return self._prefix + rel
+        full = self._prefix + rel
+        if (
+            self._committed is not None
+            and rel
+            and self._committed.hides(rel)
+            and not os.path.isdir(full)
+        ):
+            return Unreadable(path, cc.UNREADABLE, UNTRACKED)
+        return full
 
     def _open(self, path: str) -> int | Unreadable:
         full = self._locate(path)

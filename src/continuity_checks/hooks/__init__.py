@@ -98,10 +98,12 @@ def family_hook(declaration: Declaration) -> Hook:
         files=declaration.files,
         stages=FAMILY_STAGES,
         pass_filenames=True,
-        # a family that judges every commit (provenance: an original changed without its
-        # listing) must run when no staged file matches `files` too; `files` then only filters
-        # the names passed, and --staged still sees the whole commit
-        always_run=True if declaration.every_commit else None,
+        # every family's hook runs when no staged file matches `files` too: pre-commit passes
+        # no name for a deleted file (a commit that only deletes a delta or a published
+        # capture), a family may claim files beyond `files` through its configuration (legacy
+        # files, projections), and provenance judges an original changed without its listing.
+        # `files` then only filters the names passed; --staged still sees the whole commit
+        always_run=True,
         require_serial=True,
     )
 

@@ -50,11 +50,27 @@ def _load_json(path: str) -> Any:
 # --- manifest ------------------------------------------------------------------------------
 
 
-def manifest(directory: str, capture: str | None = None, digest: str = "raw") -> Result:
+def manifest(
+    directory: str,
+    capture: str | None = None,
+    digest: str | None = None,
+    settings: layout.Settings = layout.Settings(),  # noqa: B008 (frozen: shared safely)
+) -> Result:
     """Write ``DIRECTORY/manifest.json`` for the capture in it (``capture.json``, or
     ``projection.json`` in a decision directory). An existing manifest that pins the same
-    digest is left alone; one that pins another is a refusal."""
+    digest is left alone; one that pins another is a refusal. The digest is over the basis
+    ``settings`` configure (``capture-digest``); ``digest`` may only repeat it, since a manifest
+    over the other basis is what ``check`` rejects (CX104)."""
     mode = "capture-manifest"
+    if digest is not None and digest != settings.capture_digest:
+        return _refuse(
+            mode,
+            "DIGEST_NOT_CONFIGURED",
+            f"expected --digest {settings.capture_digest} ([captures] capture-digest = "
+            f"{settings.capture_digest!r}), found --digest {digest}: continuity check would "
+            "reject the manifest (CX104); change the configuration first",
+        )
+    digest = settings.capture_digest
     name = capture or (
         layout.PROJECTION
         if layout.is_decision_dir(os.path.basename(os.path.abspath(directory)))
@@ -79,6 +95,9 @@ def manifest(directory: str, capture: str | None = None, digest: str = "raw") ->
         "capture_bytes": found.size,
     }
     target = os.path.join(directory, layout.MANIFEST)
+    unread = unchecked(target)
+    if unread is not None:
+        return _refuse(mode, "NOT_CHECKED", f"{target}: {unread}; nothing was written")
     text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     result = {"ok": True, "mode": mode, "manifest": target, "capture_sha256": sha,
               "capture_bytes": found.size}  # fmt: skip
@@ -120,6 +139,14 @@ def verify(directory: str) -> Result:
         report = engine.check(top, config, under=(under,), only=("captures",))
     except config_module.ConfigError as exc:  # a bad key, or a bad value of a family option
         return _refuse("capture-verify", "CONFIG_INVALID", f"configuration error in {exc}")
+    if report.files == 0:  # a pass here would vouch for files no check read
+        return _refuse(
+            "capture-verify",
+            "NOTHING_CHECKED",
+            f"expected capture files under {directory} that continuity check reads (capture.json, "
+            "manifest.json, *.reader.json, decision-<id>/, cycle deltas, under [captures] roots "
+            "when it is set), found none",
+        )
     findings = [f.to_dict() for f in report.sorted_findings()]
     ok = report.errors == 0
     return (0 if ok else 1), {
@@ -136,17 +163,47 @@ def verify(directory: str) -> Result:
 
 
 def configured(mode: str, directory: str = ".") -> layout.Settings | Result:
-    """The ``[captures]`` options of the configuration found in ``directory`` (as ``check``
-    finds it), or a refusal naming the bad key. ``read``, ``list``, ``diff`` and ``apply``
-    follow the same options as the checks, so that what they write passes ``check``."""
+    """The ``[captures]`` options of the configuration of the repository that holds
+    ``directory`` (as ``check`` finds it, from any directory of the repository), or a refusal
+    naming the bad key. ``manifest``, ``read``, ``list``, ``diff`` and ``apply`` follow the same
+    options as the checks, so that what they write passes ``check``."""
     from continuity_checks import checks
     from continuity_checks.core import config as config_module
 
     try:
-        config = config_module.load(Path(directory), checks.known())
+        top = config_module.project_root(Path(directory))
+        config = config_module.load(top, checks.known())
         return layout.settings(config)
     except config_module.ConfigError as exc:
         return _refuse(mode, "CONFIG_INVALID", f"configuration error in {exc}")
+
+
+def unchecked(path: str) -> str | None:
+    """Why ``continuity check`` would never read the file ``path`` is to be (None: it would):
+    outside the configured ``roots``, excluded, or the family left out. A manifest or reader
+    reference that no check reads would vouch for a capture that may change unseen."""
+    from continuity_checks import checks, engine
+    from continuity_checks.checks.captures.family import CapturesFamily
+    from continuity_checks.core import config as config_module
+    from continuity_checks.core.globs import Globs
+
+    top = config_module.project_root(Path(os.path.dirname(os.path.abspath(path))))
+    rel = engine.relative(top, path)
+    try:
+        config = config_module.load(top, checks.known())
+        family = CapturesFamily(config)
+    except config_module.ConfigError as exc:
+        return f"configuration error in {exc}"
+    if config.families is not None and "captures" not in config.families:
+        return "the captures family is not checked (families in the configuration)"
+    if rel is None or family.claims(rel) is None:
+        return (
+            "not a file continuity check reads as part of a capture (outside [captures] roots, "
+            "or in another family's directory): write it in a capture directory"
+        )
+    if Globs(config.exclude).match(rel):
+        return "excluded by the configuration (exclude): continuity check would never read it"
+    return None
 
 
 # --- read and list -------------------------------------------------------------------------
@@ -217,21 +274,32 @@ def read(
             "lists nothing",
         )
     try:
-        actual = hashing.sha256_path(capture_file)
-    except OSError as exc:
+        actual = hashing.sha256_path(capture_file).hex
+        if settings.capture_digest == "canonical":  # what check expects a pin to be (CX111)
+            actual = model.canonical_sha256(_load_json(capture_file))
+    except (OSError, ValueError) as exc:
         return fail("CAPTURE_UNREADABLE", f"cannot read {capture_file}: {exc}")
-    if actual.hex != pinned:
+    if actual != pinned:
+        basis = "'s canonical JSON" if settings.capture_digest == "canonical" else ""
         return fail(
             "DIGEST_MISMATCH",
-            f"expected {capture_file} to hash to {pinned}, found {actual.hex}: nothing is read",
+            f"expected {capture_file}{basis} to hash to {pinned}, found {actual}: nothing is read",
         )
-    selection = model.selection_h1(pinned, select, list_depth)
-    if selection_sha256 is not None and not hashing.same_digest(selection_sha256, selection):
+
+    def mismatch(selection: str) -> Result | None:
+        if selection_sha256 is None or hashing.same_digest(selection_sha256, selection):
+            return None
         return fail(
             "SELECTION_MISMATCH",
             f"expected the selection digest {selection} for this capture and selection, found "
             f"{selection_sha256}: start the read again",
         )
+
+    # the configured hypothesis, as check recomputes it (CX113): H1 over what is asked, known
+    # before anything is read; H2 over what is returned ("shape" is not recomputed: H1)
+    selection = model.selection_h1(pinned, select, list_depth)
+    if settings.selection_digest != "H2" and (stale := mismatch(selection)) is not None:
+        return stale
     try:
         values = select_values(capture_file, select)
     except (ScanError, OSError, RecursionError) as exc:
@@ -243,6 +311,11 @@ def read(
             "expected every pointer to resolve; the whole batch is rejected",
             pointers=missing,
         )
+    if settings.selection_digest == "H2":
+        returned = [{"pointer": p, "value": v} for p, v in zip(select, values, strict=True)]
+        selection = model.selection_h2(returned)
+        if (stale := mismatch(selection)) is not None:
+            return stale
     items: list[dict[str, Any]] = []
     if list_depth is None:
         items = [{"pointer": p, "value": v} for p, v in zip(select, values, strict=True)]
@@ -343,6 +416,9 @@ def _write_reference(
         return f"expected the reference beside its capture (capture_file: {refused})"
     if not out.endswith(".reader.json"):
         return "expected a reference file name ending in .reader.json"
+    unread = unchecked(out)
+    if unread is not None:
+        return f"{out}: {unread}"
     words = ["continuity", "capture", "read", "--capture-file", relative,
              "--capture-sha256", capture_sha256]  # fmt: skip
     for pointer in select:
@@ -358,11 +434,16 @@ def _write_reference(
         record["list_depth"] = list_depth
         words += ["--list", "--list-depth", str(list_depth)]
     record["command"] = shlex.join(words)
+    text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
     try:
-        atomic.exclusive_create(
-            out, (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
-        )
+        atomic.exclusive_create(out, text)
     except FileExistsError:
+        try:
+            with open(out, "rb") as handle:
+                if handle.read(len(text) + 1) == text:
+                    return None  # the same read again: the reference it pins is already there
+        except OSError:
+            pass
         return f"{out} exists: a reader reference is never rewritten"
     except OSError as exc:
         return f"cannot write {out}: {exc}"
@@ -396,7 +477,9 @@ def diff(
     text = (json.dumps(delta, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     if out is None:
         return 0, delta
-    atomic.atomic_write(out, text)
+    unwritten = _write_out(out, text)
+    if unwritten is not None:
+        return _refuse(mode, "OUTPUT_UNWRITABLE", unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "base_sha256": base_sha,
                "target_sha256": delta["target_sha256"], "operations": len(operations),
                "bytes": len(text)}  # fmt: skip
@@ -446,8 +529,19 @@ def apply(
         )
     if out is None:
         return 0, data  # the restored document itself, byte for byte
-    atomic.atomic_write(out, data)
+    unwritten = _write_out(out, data)
+    if unwritten is not None:
+        return _refuse(mode, "OUTPUT_UNWRITABLE", unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "target_sha256": target, "bytes": len(data)}
+
+
+def _write_out(out: str, data: bytes) -> str | None:
+    """Write ``-o OUT`` atomically; why it could not be (a refusal in JSON, as every other)."""
+    try:
+        atomic.atomic_write(out, data)
+    except OSError as exc:
+        return f"cannot write {out}: {exc.strerror or exc}; nothing was written"
+    return None
 
 
 # --- selecting from a mapped capture ------------------------------------------------------

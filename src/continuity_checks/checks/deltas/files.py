@@ -6,7 +6,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from datetime import date, datetime
 
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -146,7 +145,7 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
                 )
             )
     started, updated = times.get("started_at"), times.get("updated_at")
-    if started and updated and _earlier(updated, started):
+    if started and updated and timestamps.earlier(updated, started):
         findings.append(
             located(
                 dl.UPDATED_BEFORE_STARTED,
@@ -185,17 +184,6 @@ def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
 
 
 _SUFFIXES = (naming.SUFFIX, naming.FROZEN_SUFFIX)
-
-
-def _earlier(a: timestamps.Timestamp, b: timestamps.Timestamp) -> bool:
-    """Whether ``a`` is strictly before ``b``; a date-only side compares by calendar date."""
-    if isinstance(a.value, datetime) and isinstance(b.value, datetime):
-        return bool(a.value < b.value)
-    return _day(a) < _day(b)
-
-
-def _day(t: timestamps.Timestamp) -> date:
-    return t.value.date() if isinstance(t.value, datetime) else t.value
 
 
 #: Claimed deltas in one directory from which listing it is cheaper than one look-up each.

@@ -166,9 +166,13 @@ def _several_conversations(named: frozenset[str], commit: Commit) -> list[Findin
 
 
 def _is_named(path: str, named: frozenset[str]) -> bool:
-    """Whether a trailer names ``path``: by its repository path, or by its bare file name (the
-    store's directory goes without saying)."""
-    return path in named or path.rpartition("/")[2] in named
+    """Whether a trailer names ``path``: by its repository path, by its bare file name (the
+    store's directory goes without saying), or by its path from the store's project root, which
+    is the ``_path`` that ``continuity delta --root DIR`` prints for a store below the top."""
+    if path in named or path.rpartition("/")[2] in named:
+        return True
+    store = path.rfind("/.deltalayer/")
+    return store >= 0 and path[store + 1 :] in named
 
 
 def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:

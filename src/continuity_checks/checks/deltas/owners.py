@@ -174,7 +174,8 @@ class Owners:
                             unknown.path,
                             f"expected the commit that created {unknown.created_as} in the "
                             "history before it, found none: the owner of the delta "
-                            f"{unknown.action} by {unknown.recorded} cannot be told",
+                            f"{unknown.action} by {unknown.recorded} cannot be told (in a "
+                            "shallow clone, `git fetch --unshallow` brings the history in)",
                             commit=unknown.commit.sha,
                         ),
                     )

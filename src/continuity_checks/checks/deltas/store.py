@@ -10,7 +10,9 @@ from the prototype are deliberate and listed in docs/delta-helper.md:
 - ``freeze`` moves with hard link + unlink, so an existing ``X.frozen.json`` is never replaced;
 - an empty time or an empty change is an error, and ``start`` validates before ``init`` writes;
 - ``_path`` always uses ``/``;
-- ``update --updated-at T`` refuses a T that goes back (the checker's DL205);
+- ``update`` refuses a delta that is not strict JSON (a key twice), whose rewrite would drop
+  values, and an updated_at (given, or now) that goes back (the checker's DL205) or
+  precedes started_at (DL109);
 - ``init`` adds ``.deltalayer/.lock`` to ``.gitignore``.
 """
 
@@ -31,7 +33,7 @@ from typing import Any
 from continuity_checks.checks.deltas import naming, records, scaffold, timestamps
 from continuity_checks.checks.deltas.records import DeltaTimes, RecordError
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
-from continuity_checks.core import atomic
+from continuity_checks.core import atomic, strict_json
 
 JSONObject = dict[str, Any]
 
@@ -78,6 +80,15 @@ EMPTY_CHANGE = "change must be a non-empty string"
 WENT_BACK = (
     "updated_at cannot go back: expected {} or later, found {} "
     "(continuity verify reports it as DL205)"
+)
+BEFORE_START = (
+    "updated_at cannot precede started_at: expected {} or later, found {} "
+    "(continuity check reports it as DL109)"
+)
+NOW_HINT = "; the clock is behind the delta's times: give --updated-at {} or later"
+NOT_STRICT = (
+    "conversation delta is not strict JSON at line {} column {}: {} (continuity check reports "
+    "it as {}); fix the file first, nothing was written"
 )
 NOT_FINITE = (
     "conversation delta holds a number JSON cannot write (NaN, or beyond a double such as 1e999);"
@@ -317,8 +328,9 @@ class DeltaStore:
     ) -> JSONObject:
         """Replace the changes of a non-frozen delta and set ``updated_at`` (now if None).
 
-        A given ``updated_at`` that sorts before the stored one is refused: ``continuity verify``
-        would reject that commit (DL205).
+        An ``updated_at`` (given, or now) that sorts before the stored one is refused:
+        ``continuity verify`` would reject that commit (DL205); so is one before started_at
+        (DL109).
         """
         return self._rewrite(ref, lambda _old: changes, updated_at)
 
@@ -513,15 +525,41 @@ class DeltaStore:
         with self.lock():
             resolved = self._resolve(ref)  # again: a freeze may have renamed it meanwhile
             self._refuse_frozen(resolved)
-            record, times = self._load(resolved.path)
+            data = resolved.path.read_bytes()
+            record, times = self._parse(data)
             record["changes"] = check_new_changes(edit(list(record["changes"])))
             time = self._time(updated_at)
-            if updated_at is not None and time.sort_key() < times.updated.sort_key():
-                raise DeltaError(WENT_BACK.format(times.updated.isoformat(), time.isoformat()))
+            self._refuse_going_back(time, times, given=updated_at is not None)
             record["updated_at"] = time.isoformat()
             self._validate(record)
-            atomic.atomic_write(resolved.path, serialise(record))
+            new = serialise(record)
+            self._refuse_loose(data)
+            atomic.atomic_write(resolved.path, new)
         return self._delta_item(record, resolved.name, resolved.rel)
+
+    @staticmethod
+    def _refuse_going_back(time: Timestamp, times: DeltaTimes, *, given: bool) -> None:
+        """Refuse an updated_at that ``continuity verify`` (DL205: before the stored one, by
+        the ordering key) or ``check`` (DL109: before started_at in time) would report, given
+        or now: a clock behind the one that wrote the delta must not write history backwards."""
+        hint = "" if given else NOW_HINT
+        if time.sort_key() < times.updated.sort_key():
+            stored = times.updated.isoformat()
+            raise DeltaError(WENT_BACK.format(stored, time.isoformat()) + hint.format(stored))
+        if timestamps.earlier(time, times.started):
+            started = times.started.isoformat()
+            raise DeltaError(BEFORE_START.format(started, time.isoformat()) + hint.format(started))
+
+    @staticmethod
+    def _refuse_loose(data: bytes) -> None:
+        """Refuse to rewrite a delta that only a tolerant reader takes (a key twice, which
+        ``json.loads`` reads as its last value): writing it back would drop the other values
+        silently, where ``check`` reports the file (CC005) for its owner to fix."""
+        loaded = strict_json.load(data)
+        if isinstance(loaded, strict_json.Problem):
+            raise DeltaError(
+                NOT_STRICT.format(loaded.line, loaded.column, loaded.message, loaded.rule.id)
+            )
 
     def _refuse_frozen(self, resolved: _Resolved) -> None:
         if naming.is_frozen(resolved.name) or self._frozen_link(resolved.path) is not None:

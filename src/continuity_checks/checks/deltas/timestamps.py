@@ -103,6 +103,18 @@ class Timestamp:
         return self.isoformat().replace(":", "-").replace("+", "p")
 
 
+def earlier(a: Timestamp, b: Timestamp) -> bool:
+    """Whether ``a`` is strictly before ``b`` in time (DL109); a date-only side compares by
+    calendar date. Not the ordering key, by which every datetime follows every date."""
+    if isinstance(a.value, datetime) and isinstance(b.value, datetime):
+        return bool(a.value < b.value)
+    return _day(a) < _day(b)
+
+
+def _day(t: Timestamp) -> date:
+    return t.value.date() if isinstance(t.value, datetime) else t.value
+
+
 def _fraction(digits: str | None) -> int:
     return int((digits or "0")[:6].ljust(6, "0"))
 

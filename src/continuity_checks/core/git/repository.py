@@ -146,6 +146,11 @@ class Repository:
         revision_range: str | None = None,
     ) -> None:
         self._env = environment()
+        # the index of the commit being made, when git names it (``git commit -a`` and ``git
+        # commit <paths>`` hand their hooks a temporary one): what ``staged`` compares
+        self._index = os.environ.get("GIT_INDEX_FILE") or None
+        self._index_check: subprocess.Popen[bytes] | None = None  # see in_index
+        self._index_pid = 0
         parsed = parse_range(revision_range) if revision_range is not None else None
         if not os.path.isdir(root):
             raise GitError(f"not a git repository: {root}", REPOSITORY_HINT)
@@ -179,11 +184,22 @@ class Repository:
         self.close()
 
     def close(self) -> None:
-        """End the cat-file process (a walk ends its git log itself)."""
+        """End the cat-file processes (a walk ends its git log itself)."""
         self.objects.close()
+        if self._index_check is not None and self._index_pid == os.getpid():
+            _stop(self._index_check)
+        self._index_check = None
 
-    def _popen(self, args: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-        return _popen([f"--git-dir={self.git_dir}", *args], self._env, self.top, **kwargs)
+    def _popen(
+        self, args: list[str], *, index: bool = False, **kwargs: Any
+    ) -> subprocess.Popen[bytes]:
+        """``git <args>`` in this repository; with ``index``, on the index of the commit being
+        made (``GIT_INDEX_FILE`` as git handed it to the hook: a relative one is relative to
+        the top of the work tree, where git runs), else on none that the environment names."""
+        env = self._env
+        if index and self._index is not None:
+            env = {**env, "GIT_INDEX_FILE": self._index}
+        return _popen([f"--git-dir={self.git_dir}", *args], env, self.top, **kwargs)
 
     def _start_cat_file(self) -> subprocess.Popen[bytes]:
         process = self._popen(
@@ -383,7 +399,12 @@ class Repository:
                 assert process.stdout is not None
                 remaining = set(wanted)
                 # eager: git flushes each commit it finds; stop it once every path is found
+                boundary = self._shallow_commits()
                 for commit, changes in parse_log(_chunks(process.stdout), request, eager=True):
+                    if commit.sha in boundary:
+                        # a shallow clone's oldest commits show every file as added, their
+                        # parents being missing: who created those files cannot be told here
+                        continue
                     for change in changes:
                         if change.status == "A" and change.path in remaining:
                             found[change.path] = commit
@@ -398,6 +419,21 @@ class Repository:
             finally:
                 _stop(process)
         return found
+
+    def _shallow_commits(self) -> frozenset[str]:
+        """The commits whose parents a shallow clone lacks (git lists them in the ``shallow``
+        file of the common git directory); none in a complete repository."""
+        if not self.shallow:
+            return frozenset()
+        common = self.git_dir
+        with contextlib.suppress(OSError):
+            link = (self.git_dir / "commondir").read_text("utf-8").strip()
+            common = self.git_dir / link  # a linked worktree's: the main repository's
+        try:
+            text = (common / "shallow").read_text("ascii", "replace")
+        except OSError:
+            return frozenset()
+        return frozenset(line for line in text.split() if HEX.fullmatch(line))
 
     # --- what is staged (the commit hook) -------------------------------------------------------
 
@@ -428,7 +464,9 @@ class Repository:
     def staged(self, gitlinks: bool = False) -> list[RawChange]:
         """What the index changes against ``HEAD`` (against nothing before the first commit): the
         prospective commit, as raw entries like a commit's in :meth:`walk`."""
-        out = self._output(["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev"])
+        out = self._output(
+            ["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev"], index=True
+        )
         absent = (NO_FILE,) if gitlinks else (NO_FILE, GITLINK)
         tokens = out.decode("utf-8", "backslashreplace").split("\0")
         changes = []
@@ -437,10 +475,38 @@ class Repository:
                 changes.append(change)
         return changes
 
+    def in_index(self, path: str) -> bool | None:
+        """Whether the index of the commit being made (see :meth:`_popen`) holds the file
+        ``path``: one ``git cat-file --batch-check`` process asked ``:0:<path>``, started when
+        first needed (again in a forked worker: a process is never shared). None when it
+        cannot tell: a line break in the path (cat-file reads one name a line), or no answer."""
+        if "\n" in path or path.endswith("\r"):
+            return None
+        if self._index_check is None or self._index_pid != os.getpid():
+            self._index_check = self._popen(
+                ["cat-file", "--batch-check"],
+                index=True,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            self._index_pid = os.getpid()
+        process = self._index_check
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(b":0:" + path.encode("utf-8", "surrogateescape") + b"\n")
+            process.stdin.flush()
+            answer = process.stdout.readline()
+        except OSError:
+            return None
+        if not answer:
+            return None
+        return not answer.endswith(b" missing\n")
+
     def write_tree(self) -> str:
         """The id of the tree the index holds (written into the object store, as ``git commit``
         would): the prospective commit's tree. A GitError while a merge is unresolved."""
-        tree = self._output(["write-tree"]).decode("ascii", "replace").strip()
+        tree = self._output(["write-tree"], index=True).decode("ascii", "replace").strip()
         if not HEX.fullmatch(tree):
             raise GitError(f"git write-tree gave {tree!r}", GIT_HINT)
         return tree
@@ -471,11 +537,19 @@ class Repository:
                 )
         return found
 
-    def _output(self, args: list[str], *, check: bool = True, stdin: bytes | None = None) -> bytes:
-        """The output of one short git command (given ``stdin``); with ``check``, its first
-        line of complaint as a GitError when it fails."""
+    def _output(
+        self,
+        args: list[str],
+        *,
+        check: bool = True,
+        stdin: bytes | None = None,
+        index: bool = False,
+    ) -> bytes:
+        """The output of one short git command (given ``stdin``; ``index``: see :meth:`_popen`);
+        with ``check``, its first line of complaint as a GitError when it fails."""
         process = self._popen(
             args,
+            index=index,
             stdin=subprocess.PIPE if stdin is not None else None,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
