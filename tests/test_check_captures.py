@@ -113,6 +113,18 @@ CB = DEC + "cycle-base.json"
 REQ = "/outcomes/0/requirements/1/agent_review"
 
 
+def _delta_renamed(text: str) -> Files:
+    """The decision directory with its cycle delta replaced by ``text`` under another name,
+    which the delivery names and pins."""
+    files = build()
+    del files[CD]
+    files[DEC + "d.json"] = text
+    delivery = json.loads(files[D])
+    delivery["delta"] = {"file": "d.json", "sha256": sha(text)}
+    files[D] = pretty(delivery)
+    return files
+
+
 def _capture_renamed(name: str) -> Files:
     """The capture directory (no reader) with its capture moved to ``name`` and the manifest
     naming it there: the digests still match."""
@@ -167,6 +179,8 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
      [("CX115", CAP + "two.reader.json", "/select/1")]),
     ("CX120 mode", with_json(D, setter("/mode", "partial")), [("CX120", D, "/mode")]),
     ("CX120 delta without base", with_json(D, deleter("base")), [("CX120", D, "")]),
+    ("CX120 a delta delivery naming a delta file nothing checks", _delta_renamed("not json"),
+     [("CX120", D, "/delta/file")]),
     ("CX121 one changed byte in a delivery digest",
      with_json(D, setter("/projection_sha256", "f" * 64)), [("CX121", D, "/projection_sha256")]),
     ("CX122 delta restores another projection", changed(P, lambda t: edit(t, '"g-1"', '"g-2"')),

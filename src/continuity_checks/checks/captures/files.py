@@ -15,6 +15,7 @@ from continuity_checks.checks.captures import rules as cx
 from continuity_checks.checks.captures.layout import (
     CAPTURE,
     CYCLE_BASE,
+    CYCLE_DELTA,
     MANIFEST,
     PROJECTION,
     REQUIRED,
@@ -825,9 +826,22 @@ def check_delivery(path: str, data: bytes, snapshot: Snapshot, settings: Setting
     if mode != "delta":
         return c.findings
     named: dict[str, str] = {}
-    for key in ("base", "delta"):
+    for key, expected in (("base", CYCLE_BASE), ("delta", CYCLE_DELTA)):
         entry = value.get(key)
         if isinstance(entry, dict) and "file" in entry:
+            name = entry["file"]
+            if model.inside_name(name) is None and model.join(c.directory, name) != model.join(
+                c.directory, expected
+            ):
+                # spec §5: the base is cycle-base.json, the delta cycle-delta.json. Under another
+                # name the file has no check of its own (schema, operations) and no guard
+                # against rewrites: refused rather than applied unchecked
+                c.at(
+                    cx.DELIVERY_SCHEMA,
+                    f"/{key}/file",
+                    f"expected {expected} beside the delivery, found {quote(name)}",
+                )
+                continue
             target = _pinned_file(
                 c, entry["file"], entry.get("sha256"), f"/{key}/file", f"/{key}/sha256"
             )

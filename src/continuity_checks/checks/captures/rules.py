@@ -139,7 +139,8 @@ DELIVERY_SCHEMA = rule(
     "delivery.json does not match its schema",
     """A delivery is a JSON object with schema_version 1, mode ("full" or "delta"),
     projection_sha256 and required_context_sha256; a delta delivery also names its base and
-    delta as {"file", "sha256"}. Schema: loopx-delivery.""",
+    delta as {"file", "sha256"}: cycle-base.json and cycle-delta.json beside it, the files
+    that have checks of their own. Schema: loopx-delivery.""",
     hint="fix the delivery record; see docs/formats.md (captures)",
 )
 DELIVERY_DIGEST = rule(
