@@ -261,6 +261,8 @@ GOOD: list[tuple[str, Files]] = [
     ("same title, other facts stay inline",
      build(required=required_with(lambda v: v["agent_todo_summary"]["first_open_items"].append({"todo_id": "todo_voice", "title": "v2"})))),
     ("a capture named ./capture.json", _capture_renamed("./capture.json")),
+    ("the reader's command in LoopX's own form",
+     changed(R, lambda t: edit(t, "continuity capture read", "loopx --format json quota context-read"))),
     ("a command written with --option=value words, the last one too",
      changed(R, lambda t: edit(edit(edit(t, "--capture-file capture.json", "--capture-file=capture.json"),
                                     "--select /outcomes", "--select=/outcomes"), "--select /history", "--select=/history"))),
