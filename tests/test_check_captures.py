@@ -379,6 +379,10 @@ def test_selection_digest_consistent_across_readers(tmp_path: Path, run_json: Ru
     (tmp_path / ".continuity.toml").write_text('[captures]\nselection-digest = "shape"\n')
     _, report = run_json("check", "--all", "--root", str(tmp_path))
     assert findings_of(report) == [("CX113", CAP + "second.reader.json", "/selection_sha256")]
+    line = (
+        files[CAP + "second.reader.json"].splitlines().index(f'  "selection_sha256": "{"b" * 64}",')
+    )
+    assert (report["findings"][0]["line"], report["findings"][0]["column"]) == (line + 1, 23)
 
 
 def test_relaxed_context_refs(tmp_path: Path, run_json: RunCLI) -> None:

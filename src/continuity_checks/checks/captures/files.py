@@ -649,6 +649,8 @@ class Reader:
     select: tuple[str, ...]
     list_depth: int | None
     selection_sha256: str
+    #: line and column of selection_sha256 in the reader, for a finding check_tree makes
+    position: tuple[int | None, int | None] = (None, None)
 
 
 def check_reader(
@@ -713,7 +715,10 @@ def check_reader(
         )
     if "command" in value:
         _check_command(c, value)
-    return c.findings, Reader(path, capture, pinned, tuple(select), depth, stated)
+    assert c.doc is not None
+    return c.findings, Reader(
+        path, capture, pinned, tuple(select), depth, stated, c.doc.position("/selection_sha256")
+    )
 
 
 def _select(c: Checker, capture: str, select: list[Any]) -> list[dict[str, Any]] | None:
