@@ -571,3 +571,14 @@ print(sorted(m for m in heavy if "continuity_checks.checks.captures." + m in sys
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", [".", "./", "./."])
+def test_a_name_of_the_directory_itself_is_said_so(
+    tmp_path: Path, run_json: RunCLI, name: str
+) -> None:
+    """capture_file "." named the directory: CX102 said "found a symlink to caps/c1"."""
+    write_tree(tmp_path, with_json(M, setter("/capture_file", name)))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, findings_of(report)) == (1, [("CX102", M, "/capture_file")])
+    assert "found the directory itself" in report["findings"][0]["message"]
