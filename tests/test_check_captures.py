@@ -87,6 +87,12 @@ def _stub_forward(v: dict[str, Any]) -> None:
     v["later"] = [{"todo_id": "todo_voice", "title": "later"}]
 
 
+def _requirement_added(v: dict[str, Any]) -> None:
+    outcome = v["outcomes"][0]
+    outcome["requirements"].append({"id": "r2", "description": "Replies keep the thread."})
+    outcome["requirements"][1]["agent_review"]["basis_current"] = False  # the basis moved on
+
+
 def _stub_at_copy(v: dict[str, Any]) -> None:
     items = v["agent_todo_summary"]["first_open_items"]
     items.append(dict(items[0]))
@@ -260,6 +266,8 @@ GOOD: list[tuple[str, Files]] = [
     ("a capture.json without a manifest is not ours", {"other/capture.json": "{not json"}),
     ("same title, other facts stay inline",
      build(required=required_with(lambda v: v["agent_todo_summary"]["first_open_items"].append({"todo_id": "todo_voice", "title": "v2"})))),
+    ("a stale review need not cover a requirement added after it",
+     build(capture=capture_with(_requirement_added))),
     ("a capture named ./capture.json", _capture_renamed("./capture.json")),
     ("the reader's command in LoopX's own form",
      changed(R, lambda t: edit(t, "continuity capture read", "loopx --format json quota context-read"))),

@@ -509,7 +509,11 @@ def check_requirements(c: Checker) -> None:
                         "expected at least one evidence reference for met, found none",
                     )
             if isinstance(reqs, list):
-                _check_coverage(c, pointer, reqs, review["items"])
+                # the review was written over these very requirements when its basis is the
+                # outcome's current one; a stale review may predate an added requirement
+                current = model.basis_digest(node)
+                whole = current is not None and parse_digest(review.get("basis_digest")) == current
+                _check_coverage(c, pointer, reqs, review["items"], whole)
 
 
 def _check_unique_ids(c: Checker, where: str, reqs: list[Any]) -> None:
@@ -530,10 +534,13 @@ def _check_unique_ids(c: Checker, where: str, reqs: list[Any]) -> None:
             first[name] = index
 
 
-def _check_coverage(c: Checker, outcome: str, reqs: list[Any], items: list[Any]) -> None:
+def _check_coverage(
+    c: Checker, outcome: str, reqs: list[Any], items: list[Any], current: bool
+) -> None:
     """LoopX 2.1.1: a stored review covers every retained requirement exactly once. Judged
     only when every requirement and every review item carries a string id (a projected view
-    may leave ids out)."""
+    may leave ids out); an item twice always, a requirement left out or an item of no
+    requirement only when the review is ``current`` (its basis is the outcome's)."""
     found = [r.get("id") if isinstance(r, dict) else None for r in reqs]
     found_reviewed = [i.get("id") if isinstance(i, dict) else None for i in items]
     ids = [i for i in found if isinstance(i, str)]
@@ -543,7 +550,7 @@ def _check_coverage(c: Checker, outcome: str, reqs: list[Any], items: list[Any])
     wanted = set(ids)
     seen: set[str] = set()
     for index, name in enumerate(reviewed):
-        if name in seen or name not in wanted:
+        if name in seen or (current and name not in wanted):
             c.at(
                 cx.REQUIREMENT_SCHEMA,
                 f"{jp.append(outcome, 'review')}/items/{index}/id",
@@ -552,7 +559,7 @@ def _check_coverage(c: Checker, outcome: str, reqs: list[Any], items: list[Any])
             )
         seen.add(name)
     missing = [name for name in dict.fromkeys(ids) if name not in seen]
-    if missing:
+    if missing and current:
         c.at(
             cx.REQUIREMENT_SCHEMA,
             f"{jp.append(outcome, 'review')}/items",

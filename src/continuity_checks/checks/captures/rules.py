@@ -254,7 +254,8 @@ REQUIREMENT_SCHEMA = rule(
     evidence_refs (at most 8), note, basis_digest}. A stored review item has id, conclusion,
     evidence_refs and note. Schemas: loopx-requirement, loopx-review-item. As in LoopX 2.1.1,
     the requirements of one outcome have distinct ids, and its stored review covers every
-    requirement exactly once (no item twice, none for an id the outcome lacks).""",
+    requirement exactly once (no item twice; while the review's basis is current, none left
+    out and none for an id the outcome lacks).""",
     hint="see docs/formats.md (captures)",
 )
 MET_WITHOUT_EVIDENCE = rule(
