@@ -231,10 +231,10 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
      build(capture=capture_with(lambda v: v["outcomes"][0]["review"]["items"].append(
          {"id": "r9", "conclusion": "unmet", "evidence_refs": []}))),
      [("CX140", C, "/outcomes/0/review/items/2/id")]),
-    ("CX140 a requirement id twice",
-     build(required=required_with(lambda v: v["requirements"].extend(
-         [{**v["requirements"][0], "id": "r0"}, {**v["requirements"][0], "id": "r0"}]))),
-     [("CX140", RC, "/requirements/2/id")]),
+    ("CX140 a requirement id twice in an outcome",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["requirements"].append(
+         {"id": "r0", "description": "Another fact under the same id."}))),
+     [("CX140", C, "/outcomes/0/requirements/2/id"), ("CX143", C, REQ + "/basis_digest")]),
     ("CX141 met without evidence",
      build(capture=capture_with(lambda v: v["outcomes"][0]["requirements"][1]["agent_review"].update(evidence_refs=[]))),
      [("CX141", C, REQ + "/evidence_refs")]),
@@ -266,6 +266,9 @@ GOOD: list[tuple[str, Files]] = [
     ("a capture.json without a manifest is not ours", {"other/capture.json": "{not json"}),
     ("same title, other facts stay inline",
      build(required=required_with(lambda v: v["agent_todo_summary"]["first_open_items"].append({"todo_id": "todo_voice", "title": "v2"})))),
+    ("ids of several outcomes gathered in one view may repeat",
+     build(required=required_with(lambda v: v["requirements"].extend(
+         [{**v["requirements"][0], "id": "r0"}, {**v["requirements"][0], "id": "r0"}])))),
     ("a stale review need not cover a requirement added after it",
      build(capture=capture_with(_requirement_added))),
     ("a capture named ./capture.json", _capture_renamed("./capture.json")),

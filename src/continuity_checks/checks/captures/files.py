@@ -469,7 +469,8 @@ def check_requirements(c: Checker) -> None:
             continue
         reqs = node.get("requirements")
         if isinstance(reqs, list):
-            _check_unique_ids(c, jp.append(pointer, "requirements"), reqs)
+            if "objective" in node:  # an outcome; a view may gather several outcomes' ids
+                _check_unique_ids(c, jp.append(pointer, "requirements"), reqs)
             for index, item in enumerate(reqs):
                 if not isinstance(item, dict) or not (
                     {"status", "agent_review", "supporting_material_pointer"} & set(item)
