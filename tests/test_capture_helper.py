@@ -280,12 +280,12 @@ def test_diff_then_apply_restores_byte_for_byte(
     current["history"].insert(2, {"turn": 99, "text": "新"})
     current["todos"].reverse()
     current["outcomes"][0]["requirements"][0]["status"] = "stale"
-    (tmp_path / "base.json").write_text(pretty(base))
+    (tmp_path / "cycle-base.json").write_text(pretty(base))
     (tmp_path / "current.json").write_text(pretty(current))
-    code, out, _ = run(capsys, "diff", str(tmp_path / "base.json"), str(tmp_path / "current.json"),
+    code, out, _ = run(capsys, "diff", str(tmp_path / "cycle-base.json"), str(tmp_path / "current.json"),
                        "-o", str(tmp_path / "cycle-delta.json"))  # fmt: skip
     assert code == 0 and out["ok"]
-    code, out, _ = run(capsys, "apply", str(tmp_path / "base.json"),
+    code, out, _ = run(capsys, "apply", str(tmp_path / "cycle-base.json"),
                        str(tmp_path / "cycle-delta.json"), "-o", str(tmp_path / "restored.json"))  # fmt: skip
     assert code == 0
     restored = (tmp_path / "restored.json").read_bytes()
@@ -293,7 +293,14 @@ def test_diff_then_apply_restores_byte_for_byte(
     assert hashlib.sha256(restored).hexdigest() == out["target_sha256"]
     capsys.readouterr()
     assert (
-        main(["capture", "apply", str(tmp_path / "base.json"), str(tmp_path / "cycle-delta.json")])
+        main(
+            [
+                "capture",
+                "apply",
+                str(tmp_path / "cycle-base.json"),
+                str(tmp_path / "cycle-delta.json"),
+            ]
+        )
         == 0
     )
     assert capsys.readouterr().out.encode("utf-8") == restored  # stdout: the document itself

@@ -431,3 +431,55 @@ def test_delta_path_of_a_store_below_the_top_names_it_in_a_trailer(
     repo.commit("takeover", trailers=[path])
     code, out, _ = run(capsys, monkeypatch, repo.path, "verify", "--range", "HEAD~1..HEAD")
     assert code == 1 and "DL201" in out
+
+
+def test_capture_diff_refuses_a_cycle_delta_away_from_its_base(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: written, exit 0, and check rejected it (CX103: no cycle-base.json beside it)
+    repo.write({"base.json": '{"a": 1}', "cur.json": '{"a": 2}', "caps/x/keep": ""})
+    code, out, _ = run(capsys, monkeypatch, repo.path, "capture", "diff", "base.json",
+                       "cur.json", "-o", "caps/x/cycle-delta.json")  # fmt: skip
+    assert code == 1 and json.loads(out)["error_code"] == "BASE_NOT_BESIDE"
+    assert not (repo.path / "caps" / "x" / "cycle-delta.json").exists()
+    # the same bytes beside it are its base
+    repo.write({"caps/x/cycle-base.json": '{"a": 1}'})
+    code, out, _ = run(capsys, monkeypatch, repo.path, "capture", "diff", "base.json",
+                       "cur.json", "-o", "caps/x/cycle-delta.json")  # fmt: skip
+    assert code == 0
+    code, out, _ = run(capsys, monkeypatch, repo.path, "check", "--all", "--format", "json")
+    assert (code, json.loads(out)["findings"]) == (0, [])
+
+
+def test_capture_diff_and_apply_never_rewrite_a_published_capture(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: -o replaced the file, exit 0, and verify reported the commit (CX201)
+    decision = repo.path / "caps" / "decision-k3j2x9q0"
+    repo.write(
+        {
+            "caps/decision-k3j2x9q0/cycle-base.json": '{"a": 1}',
+            "caps/decision-k3j2x9q0/now.json": '{"a": 2}',
+            "caps/decision-k3j2x9q0/projection.json": '{"a": 0}',
+            "caps/t/capture.json": '{"a": 1}\n',
+        }
+    )
+    assert run(capsys, monkeypatch, decision, "capture", "diff", "cycle-base.json", "now.json",
+               "-o", "cycle-delta.json")[0] == 0  # fmt: skip
+    assert run(capsys, monkeypatch, repo.path, "capture", "manifest", "caps/t")[0] == 0
+    again = run(capsys, monkeypatch, decision, "capture", "diff", "cycle-base.json", "now.json",
+                "-o", "cycle-delta.json")  # fmt: skip
+    assert again[0] == 0  # the same bytes again: nothing is rewritten
+    (decision / "now.json").write_text('{"a": 3}')
+    before = (decision / "cycle-delta.json").read_bytes()
+    for where, args in (
+        (decision, ("diff", "cycle-base.json", "now.json", "-o", "cycle-delta.json")),
+        (decision, ("apply", "cycle-base.json", "cycle-delta.json", "-o", "projection.json")),
+        (repo.path / "caps" / "t", ("apply", "../decision-k3j2x9q0/cycle-base.json",
+                                    "../decision-k3j2x9q0/cycle-delta.json", "-o", "capture.json")),
+    ):  # fmt: skip
+        code, out, _ = run(capsys, monkeypatch, where, "capture", *args)
+        assert code == 1 and json.loads(out)["error_code"] == "OUTPUT_PUBLISHED", args
+    assert (decision / "cycle-delta.json").read_bytes() == before
+    assert (decision / "projection.json").read_text() == '{"a": 0}'
+    assert (repo.path / "caps" / "t" / "capture.json").read_text() == '{"a": 1}\n'

@@ -467,6 +467,21 @@ def diff(
         base_sha = hashing.sha256_path(base).hex
     except (OSError, ValueError) as exc:
         return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
+    if out is not None and os.path.basename(out) == layout.CYCLE_DELTA:
+        # check holds a cycle-delta.json against the cycle-base.json beside it (CX103)
+        beside = os.path.join(os.path.dirname(out), layout.CYCLE_BASE)
+        try:
+            found = hashing.sha256_path(beside).hex
+        except OSError:
+            found = None
+        if found != base_sha:
+            return _refuse(
+                mode,
+                "BASE_NOT_BESIDE",
+                f"expected BASE to be the {beside} that check holds {out} against, found "
+                f"{base} ({'none there' if found is None else 'other bytes'}); nothing was "
+                "written",
+            )
     operations = model.diff(base_value, current_value, settings.delta_ops)
     delta: dict[str, Any] = {
         "schema_version": model.SCHEMA_VERSION,
@@ -479,7 +494,7 @@ def diff(
         return 0, delta
     unwritten = _write_out(out, text)
     if unwritten is not None:
-        return _refuse(mode, "OUTPUT_UNWRITABLE", unwritten)
+        return _refuse(mode, *unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "base_sha256": base_sha,
                "target_sha256": delta["target_sha256"], "operations": len(operations),
                "bytes": len(text)}  # fmt: skip
@@ -531,16 +546,50 @@ def apply(
         return 0, data  # the restored document itself, byte for byte
     unwritten = _write_out(out, data)
     if unwritten is not None:
-        return _refuse(mode, "OUTPUT_UNWRITABLE", unwritten)
+        return _refuse(mode, *unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "target_sha256": target, "bytes": len(data)}
 
 
-def _write_out(out: str, data: bytes) -> str | None:
-    """Write ``-o OUT`` atomically; why it could not be (a refusal in JSON, as every other)."""
+#: Files a capture directory's cycle may replace (as captures/history.py lets it)
+_MOVING = frozenset({layout.CYCLE_BASE, layout.CYCLE_DELTA, layout.REQUIRED})
+#: The other files of a decision directory that check reads (all of them never change there)
+_DECISION_FILES = frozenset({layout.CAPTURE, layout.PROJECTION, layout.DELIVERY, layout.MANIFEST})
+
+
+def _published(out: str, data: bytes) -> bool:
+    """Whether writing ``data`` to ``out`` would rewrite a published capture file: anything in
+    a decision directory, a reader reference, or a file beside a manifest other than the
+    cycle's own (``continuity verify`` reports that rewrite, CX201)."""
+    try:
+        with open(out, "rb") as handle:
+            if handle.read(len(data) + 1) == data:
+                return False  # the same bytes: nothing is rewritten
+    except OSError:
+        return False  # absent (or unreadable: the write says why)
+    directory, name = os.path.split(os.path.abspath(out))
+    if name.endswith(".reader.json"):
+        return True
+    if layout.is_decision_dir(directory):
+        return name in _MOVING or name in _DECISION_FILES
+    return name not in _MOVING and os.path.exists(os.path.join(directory, layout.MANIFEST))
+
+
+def _write_out(out: str, data: bytes) -> tuple[str, str] | None:
+    """Write ``-o OUT`` atomically; else the error code and why (a refusal in JSON, as every
+    other)."""
+    if _published(out, data):
+        return "OUTPUT_PUBLISHED", (
+            f"{out} is part of a published capture, which is never rewritten (continuity "
+            "verify reports it, CX201): write the new observation to a new directory; nothing "
+            "was written"
+        )
     try:
         atomic.atomic_write(out, data)
     except OSError as exc:
-        return f"cannot write {out}: {exc.strerror or exc}; nothing was written"
+        return (
+            "OUTPUT_UNWRITABLE",
+            f"cannot write {out}: {exc.strerror or exc}; nothing was written",
+        )
     return None
 
 
