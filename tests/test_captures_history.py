@@ -26,6 +26,7 @@ class Verify:
         )
         found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
         assert code == (1 if found else 0)
+        self.report = report
         return found
 
 
@@ -129,6 +130,9 @@ def test_a_committed_symlink_out_of_the_directory_is_cx102(repo: GitRepo, verify
         ("CX102", "caps/c3/first.reader.json", sha),
         ("CX102", "caps/c3/manifest.json", sha),
     ]
+    # at the name, as in file mode: line 3 of both files (schema_version, then capture_file)
+    located = {(f["pointer"], f["line"], f["column"]) for f in verify.report["findings"]}
+    assert located == {("/capture_file", 3, 19)}
 
 
 def test_a_committed_symlink_inside_the_directory_passes(repo: GitRepo, verify: Verify) -> None:

@@ -87,6 +87,18 @@ def _stub_forward(v: dict[str, Any]) -> None:
     v["later"] = [{"todo_id": "todo_voice", "title": "later"}]
 
 
+def _requirement_added(v: dict[str, Any]) -> None:
+    outcome = v["outcomes"][0]
+    outcome["requirements"].append({"id": "r2", "description": "Replies keep the thread."})
+    outcome["requirements"][1]["agent_review"]["basis_current"] = False  # the basis moved on
+
+
+def _stub_at_copy(v: dict[str, Any]) -> None:
+    items = v["agent_todo_summary"]["first_open_items"]
+    items.append(dict(items[0]))
+    v["user_todos"]["open"][0]["context_ref"] = "/agent_todo_summary/first_open_items/1"
+
+
 def _stub_chain(v: dict[str, Any]) -> None:
     v["user_todos"]["again"] = [{"todo_id": "todo_voice", "context_ref": "/user_todos/open/0"}]
 
@@ -106,11 +118,37 @@ CD = DEC + "cycle-delta.json"
 CB = DEC + "cycle-base.json"
 REQ = "/outcomes/0/requirements/1/agent_review"
 
+
+def _delta_renamed(text: str) -> Files:
+    """The decision directory with its cycle delta replaced by ``text`` under another name,
+    which the delivery names and pins."""
+    files = build()
+    del files[CD]
+    files[DEC + "d.json"] = text
+    delivery = json.loads(files[D])
+    delivery["delta"] = {"file": "d.json", "sha256": sha(text)}
+    files[D] = pretty(delivery)
+    return files
+
+
+def _capture_renamed(name: str) -> Files:
+    """The capture directory (no reader) with its capture moved to ``name`` and the manifest
+    naming it there: the digests still match."""
+    files = {k: v for k, v in build().items() if k.startswith(CAP) and k != R}
+    files[CAP + name] = files.pop(C)
+    files[M] = edit(files[M], '"capture_file": "capture.json"', f'"capture_file": "{name}"')
+    return files
+
+
 # (case id, files, expected (rule, path, pointer) findings — exactly these)
 BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
     ("CX101 unknown key", with_json(M, setter("/extra", 1)), [("CX101", M, "")]),
     ("CX101 uppercase digest", changed(M, lambda t: t.replace(sha(build()[C]), sha(build()[C]).upper())),
      [("CX101", M, "/capture_sha256")]),
+    ("CX101 a capture under a name nothing guards", _capture_renamed("data.json"), [("CX101", M, "/capture_file")]),
+    ("CX101 a capture in a subdirectory", _capture_renamed("sub/capture.json"), [("CX101", M, "/capture_file")]),
+    ("CX101 projection.json outside a decision directory", _capture_renamed("projection.json"),
+     [("CX101", M, "/capture_file")]),
     ("CX102 dot-dot", with_json(M, setter("/capture_file", "../c1/capture.json")), [("CX102", M, "/capture_file")]),
     ("CX102 absolute", with_json(R, setter("/capture_file", "/etc/passwd")),
      [("CX110", R, "/capture_file"), ("CX102", R, "/capture_file")]),
@@ -123,6 +161,7 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
     ("CX104 pinned file", changed(RC, lambda t: edit(t, '"complete": true', '"complete": false')),
      [("CX104", DM, "/files/required-context.json/sha256"), ("CX121", D, "/required_context_sha256")]),
     ("CX105 size", with_json(M, setter("/capture_bytes", 12)), [("CX105", M, "/capture_bytes")]),
+    ("CX105 size written as 12.0", with_json(M, setter("/capture_bytes", 12.0)), [("CX105", M, "/capture_bytes")]),
     ("CX110 empty select", with_json(R, setter("/select", [])), [("CX110", R, "/select")]),
     ("CX111 one changed byte in the reader pin",
      changed(R, lambda t: edit(t, '"sha256:' + sha(build()[C])[:2], '"sha256:' + ("00" if sha(build()[C])[:2] != "00" else "11"))),
@@ -138,11 +177,16 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
     ("CX114 command pointers", with_json(R, setter("/command", "continuity capture read --capture-file capture.json "
                                                    f"--capture-sha256 {sha(build()[C])} --select /goal_id")),
      [("CX114", R, "/command")]),
+    ("CX114 a listing command for a reference that is no listing",
+     changed(R, lambda t: edit(t, '--select /history/2/null"', '--select /history/2/null --list --list-depth 2"')),
+     [("CX114", R, "/command")]),
     ("CX115 duplicate pointer (warning)",
      {**build(), CAP + "two.reader.json": pretty(reader(build()[C], ["/goal_id", "/goal_id"]))},
      [("CX115", CAP + "two.reader.json", "/select/1")]),
     ("CX120 mode", with_json(D, setter("/mode", "partial")), [("CX120", D, "/mode")]),
     ("CX120 delta without base", with_json(D, deleter("base")), [("CX120", D, "")]),
+    ("CX120 a delta delivery naming a delta file nothing checks", _delta_renamed("not json"),
+     [("CX120", D, "/delta/file")]),
     ("CX121 one changed byte in a delivery digest",
      with_json(D, setter("/projection_sha256", "f" * 64)), [("CX121", D, "/projection_sha256")]),
     ("CX122 delta restores another projection", changed(P, lambda t: edit(t, '"g-1"', '"g-2"')),
@@ -169,11 +213,28 @@ BAD: list[tuple[str, Files, list[tuple[str, str, str | None]]]] = [
      build(required=required_with(lambda v: v["user_todos"]["open"][0].update(context_ref="/agent_todo_summary/x"))),
      [("CX131", RC, "/user_todos/open/0/context_ref")]),
     ("CX132 stub forward", build(required=required_with(_stub_forward)), [("CX132", RC, "/user_todos/open/0/context_ref")]),
+    ("CX132 stub at a later copy of the record", build(required=required_with(_stub_at_copy)),
+     [("CX132", RC, "/user_todos/open/0/context_ref")]),
     ("CX133 stub chain", build(required=required_with(_stub_chain)), [("CX133", RC, "/user_todos/again/0/context_ref")]),
     ("CX134 stub todo_id", build(required=required_with(lambda v: v["user_todos"]["open"][0].update(todo_id="t2"))),
      [("CX134", RC, "/user_todos/open/0/context_ref")]),
     ("CX140 status", build(required=required_with(lambda v: v["requirements"][0].update(status="done"))),
      [("CX140", RC, "/requirements/0/status")]),
+    ("CX140 a review that misses a requirement",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["review"]["items"].pop())),
+     [("CX140", C, "/outcomes/0/review/items")]),
+    ("CX140 a requirement reviewed twice",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["review"]["items"].append(
+         dict(v["outcomes"][0]["review"]["items"][0])))),
+     [("CX140", C, "/outcomes/0/review/items/2/id")]),
+    ("CX140 a review item of no requirement",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["review"]["items"].append(
+         {"id": "r9", "conclusion": "unmet", "evidence_refs": []}))),
+     [("CX140", C, "/outcomes/0/review/items/2/id")]),
+    ("CX140 a requirement id twice in an outcome",
+     build(capture=capture_with(lambda v: v["outcomes"][0]["requirements"].append(
+         {"id": "r0", "description": "Another fact under the same id."}))),
+     [("CX140", C, "/outcomes/0/requirements/2/id"), ("CX143", C, REQ + "/basis_digest")]),
     ("CX141 met without evidence",
      build(capture=capture_with(lambda v: v["outcomes"][0]["requirements"][1]["agent_review"].update(evidence_refs=[]))),
      [("CX141", C, REQ + "/evidence_refs")]),
@@ -205,6 +266,17 @@ GOOD: list[tuple[str, Files]] = [
     ("a capture.json without a manifest is not ours", {"other/capture.json": "{not json"}),
     ("same title, other facts stay inline",
      build(required=required_with(lambda v: v["agent_todo_summary"]["first_open_items"].append({"todo_id": "todo_voice", "title": "v2"})))),
+    ("ids of several outcomes gathered in one view may repeat",
+     build(required=required_with(lambda v: v["requirements"].extend(
+         [{**v["requirements"][0], "id": "r0"}, {**v["requirements"][0], "id": "r0"}])))),
+    ("a stale review need not cover a requirement added after it",
+     build(capture=capture_with(_requirement_added))),
+    ("a capture named ./capture.json", _capture_renamed("./capture.json")),
+    ("the reader's command in LoopX's own form",
+     changed(R, lambda t: edit(t, "continuity capture read", "loopx --format json quota context-read"))),
+    ("a command written with --option=value words, the last one too",
+     changed(R, lambda t: edit(edit(edit(t, "--capture-file capture.json", "--capture-file=capture.json"),
+                                    "--select /outcomes", "--select=/outcomes"), "--select /history", "--select=/history"))),
     ("met with supporting material instead of evidence",
      build(required=required_with(lambda v: v["requirements"][0].update(
          agent_review={"conclusion": "met", "basis_current": False, "independently_verified": False})))),
@@ -318,6 +390,10 @@ def test_selection_digest_consistent_across_readers(tmp_path: Path, run_json: Ru
     (tmp_path / ".continuity.toml").write_text('[captures]\nselection-digest = "shape"\n')
     _, report = run_json("check", "--all", "--root", str(tmp_path))
     assert findings_of(report) == [("CX113", CAP + "second.reader.json", "/selection_sha256")]
+    line = (
+        files[CAP + "second.reader.json"].splitlines().index(f'  "selection_sha256": "{"b" * 64}",')
+    )
+    assert (report["findings"][0]["line"], report["findings"][0]["column"]) == (line + 1, 23)
 
 
 def test_relaxed_context_refs(tmp_path: Path, run_json: RunCLI) -> None:
@@ -506,3 +582,14 @@ print(sorted(m for m in heavy if "continuity_checks.checks.captures." + m in sys
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name", [".", "./", "./."])
+def test_a_name_of_the_directory_itself_is_said_so(
+    tmp_path: Path, run_json: RunCLI, name: str
+) -> None:
+    """capture_file "." named the directory: CX102 said "found a symlink to caps/c1"."""
+    write_tree(tmp_path, with_json(M, setter("/capture_file", name)))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, findings_of(report)) == (1, [("CX102", M, "/capture_file")])
+    assert "found the directory itself" in report["findings"][0]["message"]

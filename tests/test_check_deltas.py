@@ -134,6 +134,15 @@ def test_every_file_rule_has_a_bad_fixture() -> None:
     assert file_rules - caught == {"CC001", "CC008", "CC010", "CC011"}
 
 
+def test_legacy_messages_are_the_readers(tmp_path: Path, run_json: RunCLI) -> None:
+    """A bad legacy conversation_id is said as DeltaLayer's reader (and continuity delta
+    recent) says it, not with the delta's text."""
+    write_tree(tmp_path, legacy(LEGACY_GOOD[:-2] + ',"conversation_id":5}\n'))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, rules_of(report)) == (1, [("DL106", ".deltalayer/changes.jsonl", 1)])
+    assert report["findings"][0]["message"].startswith("legacy conversation_id must be a string;")
+
+
 def test_examples_are_clean(run_json: RunCLI) -> None:
     code, report = run_json("check", "--all", "--root", str(EXAMPLES), "--family", "deltas")
     assert (code, report["findings"]) == (0, [])

@@ -210,6 +210,16 @@ BAD: list[Case] = [
     ("WS106 mode", {WS: edit(mode="append")}, [("WS106", WS, "/checkpoint_meta/mode")]),
     ("WS106 time without ms", {WS: edit(updated_at="2026-08-26T13:43:42Z")},
      [("WS106", WS, "/checkpoint_meta/updated_at")]),
+    ("WS106 time with a line break after it", {WS: edit(updated_at=TIME + "\n")},
+     [("WS106", WS, "/checkpoint_meta/updated_at")]),
+    ("WS106 upper-case checkpoint id", {WS: edit(checkpoint_id=CP.upper())},
+     [("WS106", WS, "/checkpoint_meta/checkpoint_id")]),
+    ("WS106 impossible date", {WS: edit(updated_at="2026-02-30T13:43:42.731Z")},
+     [("WS106", WS, "/checkpoint_meta/updated_at")]),
+    ("WS106 impossible hour", {WS: edit(updated_at="2026-08-26T25:43:42.731Z")},
+     [("WS106", WS, "/checkpoint_meta/updated_at")]),
+    ("WS106 covered evidence twice", {WS: edit(covered_evidence_ids=["EV-1", "EV-1"])},
+     [("WS106", WS, "/checkpoint_meta/covered_evidence_ids")]),
     ("WS106 negative seq", {WS: edit(session_revision=-1)}, [("WS106", WS, "/checkpoint_meta/session_revision")]),
     ("WS106 upper-case hash", {WS: edit(rehash=False, state_hash="A" * 64)},
      [("WS106", WS, "/checkpoint_meta/state_hash")]),
@@ -222,6 +232,13 @@ BAD: list[Case] = [
      [("WS107", WS, "/checkpoint_meta")]),
     ("WS107 compaction without boundary", {WS: edit("compaction-evacuation", prune_safe_through_seq=None)},
      [("WS107", WS, "/checkpoint_meta/prune_safe_through_seq")]),
+    ("WS107 audit time is not the update time",
+     {WS: edit("compaction-evacuation", prune_audited_at="2026-08-26T13:43:43.000Z")},
+     [("WS107", WS, "/checkpoint_meta/prune_audited_at")]),
+    ("WS107 compaction written in replace mode", {WS: edit("compaction-evacuation", mode="replace")},
+     [("WS107", WS, "/checkpoint_meta/mode")]),
+    ("WS107 compaction covering evidence", {WS: edit("compaction-evacuation", covered_evidence_ids=["EV-1"])},
+     [("WS107", WS, "/checkpoint_meta/covered_evidence_ids")]),
     ("WS107 kind without checkpoint id", {WS: edit(checkpoint_id=None)}, [("WS107", WS, "/checkpoint_meta")]),
     ("WS108 init with an id", {WS: pretty({**EMPTY, "checkpoint_meta": {**EMPTY["checkpoint_meta"], "checkpoint_id": CP}})},
      [("WS108", WS, "/checkpoint_meta/checkpoint_id")]),
@@ -678,3 +695,14 @@ def test_a_copied_sample_is_checked_by_its_path(
     monkeypatch.chdir(DSH)
     code, report = run_json("check", "evidence/memory-injections/WORKING_STATE.json")
     assert (code, report["findings"], report["summary"]["files"]) == (0, [], 1)
+
+
+def test_a_null_is_named_once_in_a_message(tmp_path: Path, run_json: RunCLI) -> None:
+    """``show(None)`` read "null null" in every message that quoted a null."""
+    write_tree(tmp_path, {WS: edit("compaction-evacuation", prune_safe_through_seq=None)})
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    (message,) = [f["message"] for f in report["findings"]]
+    assert code == 1
+    assert message.endswith(
+        "prune_safe_through_seq >= 0 on a compaction-evacuation checkpoint, found null"
+    )

@@ -110,3 +110,21 @@ def test_a_merge_answers_for_what_it_brings(repo: GitRepo, run_json: RunCLI) -> 
     assert code == 1
     rules = {(f["rule"], f["commit"]) for f in report["findings"]}
     assert rules == {("WS201", side), ("WS201", merge)}
+
+
+def test_a_boundary_written_as_a_float_still_only_grows(repo: GitRepo, run_json: RunCLI) -> None:
+    """JavaScript reads 100.0 as the integer 100: 100 -> 100.0 is no change, and 100.0 -> 50 a
+    decrease (it was the other way round: 100.0 was not taken for an integer)."""
+    as_float = version("compaction-evacuation").replace(
+        b'"prune_safe_through_seq": 100,', b'"prune_safe_through_seq": 100.0,'
+    )
+    assert as_float != version("compaction-evacuation")
+    repo.commit("written by hand", {WS: as_float})
+    bad = repo.commit(
+        "compress",
+        {WS: version("compaction-evacuation", checkpoint_id=CP2, prune_safe_through_seq=50,
+                     prune_audit_id=CA2)},
+    )  # fmt: skip
+    code, report = verify(run_json, repo)
+    assert code == 1
+    assert [(f["rule"], f["commit"]) for f in report["findings"]] == [("WS201", bad)]

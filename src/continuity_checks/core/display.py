@@ -32,7 +32,8 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
 
 
 def show(value: object, limit: int = QUOTE_LIMIT) -> str:
-    """The type and the quoted value of a scalar (``a string "x"``), or the type of a container."""
-    if isinstance(value, (dict, list)):
+    """The type and the quoted value of a scalar (``a string "x"``), or the type of a container
+    (``null`` alone: its type and its value are the same word)."""
+    if value is None or isinstance(value, (dict, list)):
         return json_type(value)
     return f"{json_type(value)} {quote(value, limit)}"

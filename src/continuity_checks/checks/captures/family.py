@@ -235,6 +235,8 @@ def _selection_consistency(readers: list[files.Reader]) -> list[Finding]:
                     reader.path,
                     f"expected the selection digest of {seen.path} for the same capture and "
                     f"selection, {seen.selection_sha256}; found {reader.selection_sha256}",
+                    line=reader.position[0],
+                    column=reader.position[1],
                     pointer="/selection_sha256",
                 )
             )

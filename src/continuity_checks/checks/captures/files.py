@@ -15,6 +15,7 @@ from continuity_checks.checks.captures import rules as cx
 from continuity_checks.checks.captures.layout import (
     CAPTURE,
     CYCLE_BASE,
+    CYCLE_DELTA,
     MANIFEST,
     PROJECTION,
     REQUIRED,
@@ -214,6 +215,17 @@ def check_manifest(
     capture = (
         c.named(value.get("capture_file"), "/capture_file") if "capture_file" in value else None
     )
+    if capture is not None and (posixpath.dirname(capture) != directory or not is_capture(capture)):
+        # spec §2: the capture lives beside its manifest, as capture.json. Under another name
+        # (or in a subdirectory) no check is started by a change to it, and history cannot
+        # tell that a published capture was rewritten or deleted: refused, not passed.
+        names = "capture.json or projection.json" if is_decision_dir(directory) else "capture.json"
+        c.at(
+            cx.MANIFEST_SCHEMA,
+            "/capture_file",
+            f"expected {names} beside the manifest (the names the commit hook and verify guard "
+            f"against rewrites), found {quote(value['capture_file'])}",
+        )
     if capture is not None:
         pinned = parse_digest(value.get("capture_sha256"))
         found = c.capture_digest(capture, "/capture_file")
@@ -229,7 +241,7 @@ def check_manifest(
                 )
             stated = value.get("capture_bytes")
             # a size that differs with the digest is the same root cause, reported once
-            if type(stated) is int and stated != size and pinned == actual:
+            if _whole(stated) not in (None, size) and pinned == actual:
                 c.at(
                     cx.CAPTURE_SIZE,
                     "/capture_bytes",
@@ -255,13 +267,21 @@ def check_manifest(
                     pointer + "/sha256",
                     f"expected the SHA-256 of {target}, {found[0]}; found {quote(entry['sha256'])}",
                 )
-            elif type(entry.get("bytes")) is int and entry["bytes"] != found[1]:
+            elif _whole(entry.get("bytes")) not in (None, found[1]):
                 c.at(
                     cx.CAPTURE_SIZE,
                     pointer + "/bytes",
                     f"expected {found[1]} (the size of {target}), found {entry['bytes']}",
                 )
     return c.findings
+
+
+def _whole(value: object) -> int | None:
+    """A size as JSON Schema's "integer" takes it (12.0 is 12: the schema lets it through, so
+    it is compared too), else None."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 # --- captures, projections and necessary views ------------------------------------------------
@@ -346,6 +366,7 @@ def check_stubs(c: Checker) -> None:
         order[id(node)] = position
         if _is_stub(node):
             stubs.append((pointer, node))
+    firsts: dict[str, str] | None = None  # canonical digest -> first complete record's pointer
     for pointer, stub in stubs:
         if not c.settings.relaxed_refs and set(stub) != {"todo_id", "context_ref"}:
             extra = sorted(set(stub) - {"todo_id", "context_ref"})
@@ -392,6 +413,28 @@ def check_stubs(c: Checker) -> None:
                 f"expected the record at {quote(ref)} to carry todo_id {quote(stub['todo_id'])}, "
                 f"found {show(target.get('todo_id'))}",
             )
+            continue
+        if firsts is None:
+            firsts = _first_records(root)
+        first = firsts.get(model.canonical_sha256(target), ref)
+        if first != ref:
+            # spec §6 rule 3: later copies point to the first complete occurrence
+            c.at(
+                cx.STUB_FORWARD,
+                where,
+                f"expected the first occurrence of the record, {quote(first)}, found a later "
+                f"copy {quote(ref)}",
+            )
+
+
+def _first_records(root: Any) -> dict[str, str]:
+    """The pointer of the first complete record (an object with a string todo_id that is not
+    a stub) of each canonical form, in document order."""
+    firsts: dict[str, str] = {}
+    for pointer, node in _walk(root):
+        if isinstance(node, dict) and isinstance(node.get("todo_id"), str) and not _is_stub(node):
+            firsts.setdefault(model.canonical_sha256(node), pointer)
+    return firsts
 
 
 class _Bytes(bytes):
@@ -426,6 +469,8 @@ def check_requirements(c: Checker) -> None:
             continue
         reqs = node.get("requirements")
         if isinstance(reqs, list):
+            if "objective" in node:  # an outcome; a view may gather several outcomes' ids
+                _check_unique_ids(c, jp.append(pointer, "requirements"), reqs)
             for index, item in enumerate(reqs):
                 if not isinstance(item, dict) or not (
                     {"status", "agent_review", "supporting_material_pointer"} & set(item)
@@ -464,6 +509,64 @@ def check_requirements(c: Checker) -> None:
                         here + "/evidence_refs",
                         "expected at least one evidence reference for met, found none",
                     )
+            if isinstance(reqs, list):
+                # the review was written over these very requirements when its basis is the
+                # outcome's current one; a stale review may predate an added requirement
+                current = model.basis_digest(node)
+                whole = current is not None and parse_digest(review.get("basis_digest")) == current
+                _check_coverage(c, pointer, reqs, review["items"], whole)
+
+
+def _check_unique_ids(c: Checker, where: str, reqs: list[Any]) -> None:
+    """LoopX 2.1.1 rejects an outcome whose requirements repeat an id."""
+    first: dict[str, int] = {}
+    for index, item in enumerate(reqs):
+        name = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(name, str):
+            continue
+        if name in first:
+            c.at(
+                cx.REQUIREMENT_SCHEMA,
+                f"{where}/{index}/id",
+                f"expected each requirement id once, found {quote(name)} again (requirement "
+                f"{first[name]})",
+            )
+        else:
+            first[name] = index
+
+
+def _check_coverage(
+    c: Checker, outcome: str, reqs: list[Any], items: list[Any], current: bool
+) -> None:
+    """LoopX 2.1.1: a stored review covers every retained requirement exactly once. Judged
+    only when every requirement and every review item carries a string id (a projected view
+    may leave ids out); an item twice always, a requirement left out or an item of no
+    requirement only when the review is ``current`` (its basis is the outcome's)."""
+    found = [r.get("id") if isinstance(r, dict) else None for r in reqs]
+    found_reviewed = [i.get("id") if isinstance(i, dict) else None for i in items]
+    ids = [i for i in found if isinstance(i, str)]
+    reviewed = [i for i in found_reviewed if isinstance(i, str)]
+    if len(ids) != len(found) or len(reviewed) != len(found_reviewed):
+        return
+    wanted = set(ids)
+    seen: set[str] = set()
+    for index, name in enumerate(reviewed):
+        if name in seen or (current and name not in wanted):
+            c.at(
+                cx.REQUIREMENT_SCHEMA,
+                f"{jp.append(outcome, 'review')}/items/{index}/id",
+                f"expected each requirement of the outcome reviewed once, found "
+                f"{quote(name)} {'again' if name in seen else '(no such requirement)'}",
+            )
+        seen.add(name)
+    missing = [name for name in dict.fromkeys(ids) if name not in seen]
+    if missing and current:
+        c.at(
+            cx.REQUIREMENT_SCHEMA,
+            f"{jp.append(outcome, 'review')}/items",
+            f"expected a review item for every requirement, found none for "
+            f"{', '.join(quote(name) for name in missing)}",
+        )
 
 
 def _check_review(
@@ -554,6 +657,8 @@ class Reader:
     select: tuple[str, ...]
     list_depth: int | None
     selection_sha256: str
+    #: line and column of selection_sha256 in the reader, for a finding check_tree makes
+    position: tuple[int | None, int | None] = (None, None)
 
 
 def check_reader(
@@ -618,7 +723,10 @@ def check_reader(
         )
     if "command" in value:
         _check_command(c, value)
-    return c.findings, Reader(path, capture, pinned, tuple(select), depth, stated)
+    assert c.doc is not None
+    return c.findings, Reader(
+        path, capture, pinned, tuple(select), depth, stated, c.doc.position("/selection_sha256")
+    )
 
 
 def _select(c: Checker, capture: str, select: list[Any]) -> list[dict[str, Any]] | None:
@@ -665,10 +773,16 @@ def _check_command(c: Checker, value: dict[str, Any]) -> None:
         c.at(cx.READER_COMMAND, "/command", f"expected a shell command line: {exc}")
         return
     options: dict[str, list[str]] = {}
+    flags: set[str] = set()  # every option given, a bare --list at the end of the line too
     for index, word in enumerate(words):
-        if word.startswith("--") and index + 1 < len(words):
-            flag, eq, inline = word.partition("=")
-            options.setdefault(flag, []).append(inline if eq else words[index + 1])
+        if not word.startswith("--"):
+            continue
+        flag, eq, inline = word.partition("=")
+        flags.add(flag)
+        if eq:  # --select=/a, as argparse reads it, wherever it stands
+            options.setdefault(flag, []).append(inline)
+        elif index + 1 < len(words):
+            options.setdefault(flag, []).append(words[index + 1])
     problems: list[str] = []
     files = options.get("--capture-file", [])
     name = posixpath.normpath(value["capture_file"])
@@ -683,6 +797,9 @@ def _check_command(c: Checker, value: dict[str, Any]) -> None:
     depth = options.get("--list-depth")
     if "list_depth" in value and depth != [str(value["list_depth"])]:
         problems.append(f"--list-depth {value['list_depth']}")
+    elif "list_depth" not in value and flags & {"--list", "--list-depth"}:
+        # a listing has another selection digest (H1 binds list_depth): not this reference's
+        problems.append("no --list or --list-depth (the reference pins no listing)")
     selection = options.get("--selection-sha256")
     if selection is not None and (
         len(selection) != 1 or parse_digest(selection[0]) != parse_digest(value["selection_sha256"])
@@ -722,9 +839,22 @@ def check_delivery(path: str, data: bytes, snapshot: Snapshot, settings: Setting
     if mode != "delta":
         return c.findings
     named: dict[str, str] = {}
-    for key in ("base", "delta"):
+    for key, expected in (("base", CYCLE_BASE), ("delta", CYCLE_DELTA)):
         entry = value.get(key)
         if isinstance(entry, dict) and "file" in entry:
+            name = entry["file"]
+            if model.inside_name(name) is None and model.join(c.directory, name) != model.join(
+                c.directory, expected
+            ):
+                # spec §5: the base is cycle-base.json, the delta cycle-delta.json. Under another
+                # name the file has no check of its own (schema, operations) and no guard
+                # against rewrites: refused rather than applied unchecked
+                c.at(
+                    cx.DELIVERY_SCHEMA,
+                    f"/{key}/file",
+                    f"expected {expected} beside the delivery, found {quote(name)}",
+                )
+                continue
             target = _pinned_file(
                 c, entry["file"], entry.get("sha256"), f"/{key}/file", f"/{key}/sha256"
             )

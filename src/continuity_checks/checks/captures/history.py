@@ -106,12 +106,28 @@ def _symlinks_out(context: CommitContext, claims: Callable[[str], str | None]) -
                 if not after.exists(target):
                     continue
                 left = files.escape(after, directory, target)
+                if left is None:
+                    continue
+                # at the name, as in file mode (accepts() took the bytes, so load() does)
+                loaded = strict_json.load(data) if isinstance(data, bytes) else None
+                line, column = (
+                    loaded.position(pointer)
+                    if isinstance(loaded, strict_json.Document)
+                    else (None, None)
+                )
                 if isinstance(left, Unreadable):
-                    findings.append(left.finding(path, pointer=pointer, commit=sha))
-                elif left is not None:
+                    findings.append(
+                        left.finding(path, line=line, column=column, pointer=pointer, commit=sha)
+                    )
+                else:
                     findings.append(
                         cx.PATH_ESCAPES.finding(
-                            path, f"{left} ({target})", pointer=pointer, commit=sha
+                            path,
+                            f"{left} ({target})",
+                            line=line,
+                            column=column,
+                            pointer=pointer,
+                            commit=sha,
                         )
                     )
     return findings

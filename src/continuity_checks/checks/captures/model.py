@@ -98,6 +98,8 @@ def inside_name(name: object) -> str | None:
         return "expected a path relative to its directory, found an absolute path"
     if ".." in name.split("/"):
         return "expected a path inside its directory, found a '..' component"
+    if all(part in ("", ".") for part in name.split("/")):
+        return "expected a file name, found the directory itself"
     return None
 
 

@@ -17,10 +17,12 @@ MANIFEST_SCHEMA = rule(
     "CX101",
     FAMILY,
     "manifest.json does not match its schema",
-    """A capture manifest is a JSON object with schema_version 1, capture_file (a relative
-    name), capture_sha256 (64 lowercase hex digits, bare or after "sha256:") and capture_bytes
-    (the capture's size), optionally created_at, goal_id, agent_id, turn_instance_id and files
-    (other files of the directory it pins). Schema: loopx-capture-manifest.""",
+    """A capture manifest is a JSON object with schema_version 1, capture_file (the capture
+    beside it: capture.json, or projection.json in a decision-<id>/ directory, the names whose
+    rewrites the commit hook and verify see), capture_sha256 (64 lowercase hex digits, bare
+    or after "sha256:") and capture_bytes (the capture's size), optionally created_at,
+    goal_id, agent_id, turn_instance_id and files (other files of the directory it pins).
+    Schema: loopx-capture-manifest.""",
     hint="rewrite the manifest with `continuity capture manifest DIR`",
 )
 PATH_ESCAPES = rule(
@@ -137,7 +139,8 @@ DELIVERY_SCHEMA = rule(
     "delivery.json does not match its schema",
     """A delivery is a JSON object with schema_version 1, mode ("full" or "delta"),
     projection_sha256 and required_context_sha256; a delta delivery also names its base and
-    delta as {"file", "sha256"}. Schema: loopx-delivery.""",
+    delta as {"file", "sha256"}: cycle-base.json and cycle-delta.json beside it, the files
+    that have checks of their own. Schema: loopx-delivery.""",
     hint="fix the delivery record; see docs/formats.md (captures)",
 )
 DELIVERY_DIGEST = rule(
@@ -249,7 +252,10 @@ REQUIREMENT_SCHEMA = rule(
     accepted, held), optionally id, planning_satisfied, supporting_material_pointer and
     agent_review {conclusion (met, unmet, uncertain), basis_current, independently_verified,
     evidence_refs (at most 8), note, basis_digest}. A stored review item has id, conclusion,
-    evidence_refs and note. Schemas: loopx-requirement, loopx-review-item.""",
+    evidence_refs and note. Schemas: loopx-requirement, loopx-review-item. As in LoopX 2.1.1,
+    the requirements of one outcome have distinct ids, and its stored review covers every
+    requirement exactly once (no item twice; while the review's basis is current, none left
+    out and none for an id the outcome lacks).""",
     hint="see docs/formats.md (captures)",
 )
 MET_WITHOUT_EVIDENCE = rule(

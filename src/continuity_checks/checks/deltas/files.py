@@ -116,7 +116,10 @@ def check_record(
         rule = {"source": dl.BAD_SOURCE, "changes": dl.BAD_CHANGES}.get(
             field, dl.BAD_CONVERSATION_ID
         )
-        findings.append(at(rule, error.pointer, f"{_SUBJECT[field]}; found {found}"))
+        subject = _SUBJECT[field]
+        if field == "conversation_id" and schema == LEGACY_SCHEMA:
+            subject = records.LEGACY_BAD_CONVERSATION_ID
+        findings.append(at(rule, error.pointer, f"{subject}; found {found}"))
     return findings, times
 
 

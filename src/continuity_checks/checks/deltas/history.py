@@ -31,11 +31,13 @@ from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
 from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas.family import DeltasFamily
 
 TRAILER = "Continuity-Delta"
+SYMLINK_MODE = "120000"  # git's mode of a symbolic link
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
 _MISSING = object()
@@ -103,12 +105,30 @@ def check_commit(
     if owners is not None and deltas:
         findings.extend(owners.see(context, deltas, freezes))
     for change in deltas:
-        findings.extend(_delta(family, versions, change, freezes, sha))
+        if change.new_mode == SYMLINK_MODE:
+            findings.append(_symlink(change, sha))
+        else:
+            findings.extend(_delta(family, versions, change, freezes, sha, context.after))
     if len(deltas) < len(context.changes):
         for change in context.changes:
-            if change.kind == "legacy":
+            if change.kind != "legacy":
+                continue
+            if change.new_mode == SYMLINK_MODE:
+                findings.append(_symlink(change, sha))
+            else:
                 findings.extend(_legacy(family.legacy_mode, change, sha))
     return findings
+
+
+def _symlink(change: Change, sha: str) -> Finding:
+    """DL212: the new version is a link, whose bytes are the path it names. What it judges in
+    place of the content rules: the link text is no record to compare, and the one cause gets
+    one finding (a freeze into a link is not also DL208, nor a frozen file made one DL207)."""
+    target = change.new()
+    shown = "" if target is None else f" to {quote(target.decode('utf-8', 'replace'))}"
+    return dl.SYMLINK.finding(
+        change.path, f"expected a regular file, found a symlink{shown}", commit=sha
+    )
 
 
 # --- freezes -----------------------------------------------------------------------------------
@@ -182,11 +202,14 @@ def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
         if change.status == "D" or change.path in frozen_sources:
             continue  # deletions: DL206; the X.json of a freeze: the freeze below
         if naming.is_frozen(change.path):
+            # one delta, two names (as for DL210): a trailer naming either owns it, also when
+            # it is created frozen (started and frozen before its first commit, named by the
+            # path start gave it)
+            names = frozenset({change.path, naming.unfrozen_name(change.path)})
             if change.path in freezes:
-                names = frozenset({change.path, naming.unfrozen_name(change.path)})
                 touches.append(Touch(change.path, "frozen", names))
             elif change.status == "A":
-                touches.append(Touch(change.path, "created", frozenset({change.path})))
+                touches.append(Touch(change.path, "created", names))
             continue  # a changed frozen file: DL207
         action = "created" if change.status == "A" else "modified"
         touches.append(Touch(change.path, action, frozenset({change.path})))
@@ -258,12 +281,15 @@ def _delta(
     change: Change,
     freezes: dict[str, Change],
     sha: str,
+    after: Snapshot,
 ) -> list[Finding]:
     if naming.is_frozen(change.path):
         return _frozen(change, freezes, sha)
     if change.status == "D":
         frozen_sources = {c.path for c in freezes.values()}
         if family.allow_delete or change.path in frozen_sources:
+            return []
+        if _kept_frozen(change, after):
             return []
         return [
             dl.DELTA_DELETED.finding(
@@ -273,6 +299,14 @@ def _delta(
     if change.status == "M" and change.old_blob != change.new_blob:
         return _content(change, versions, sha)
     return []
+
+
+def _kept_frozen(change: Change, after: Snapshot) -> bool:
+    """Whether the deleted X.json's bytes stay in the commit as X.frozen.json: the removal of
+    a twin (DL111) whose frozen side an earlier commit added, which completes that freeze and
+    loses nothing. Read only for such a deletion, rare."""
+    frozen = after.read(naming.frozen_name(change.path))
+    return isinstance(frozen, bytes) and frozen == change.old()
 
 
 def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Finding]:
@@ -492,8 +526,11 @@ def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
     if change.status == "A":
         return []
     old = change.old()
-    if old == b"":
-        return []  # nothing recorded yet, nothing to protect
+    if old == b"" and (mode == "append-only" or change.status == "D"):
+        # nothing recorded yet: deleting loses nothing, and append-only lets it grow. Read-only
+        # still refuses the first record: v0.2 never writes legacy history (init leaves the file
+        # empty), and readers list such a record after every delta, as the oldest history.
+        return []
     if change.status == "D":
         return [_rewritten(change.path, "found the file deleted", None, sha, mode)]
     if change.old_blob == change.new_blob:
@@ -511,7 +548,7 @@ def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
     if prefix < len(old):
         return [_rewritten(change.path, f"found line {line} changed", line, sha, mode)]
     added = new[len(old) :]
-    if not old.endswith(b"\n") and not added.startswith((b"\n", b"\r\n")):
+    if old and not old.endswith(b"\n") and not added.startswith((b"\n", b"\r\n")):
         return [
             _rewritten(
                 change.path,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from continuity_checks.checks.working_state import rules as ws
@@ -39,6 +40,7 @@ CONTEXT_DEFAULTS = {
     "hard_headroom_tokens": 4096,
 }
 _HEX64 = re.compile("[0-9a-f]{64}")
+_ISO_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 
 #: how the parts of a state check report: a finding of ``rule`` at a pointer, with a message
 Report = Callable[[Rule, str, str], None]
@@ -205,10 +207,10 @@ _META_EXPECTED = {
     "checkpoint_kind": 'null, "investigative-state" or "compaction-evacuation"',
     "checkpoint_id": "CP-<uuid> (lowercase) or null",
     "prune_audit_id": "CA-<uuid> (lowercase)",
-    "updated_at": "a UTC time with milliseconds such as 2026-08-26T13:43:42.731Z, or null",
-    "prune_audited_at": "a UTC time with milliseconds such as 2026-08-26T13:43:42.731Z",
+    "updated_at": "a real UTC time with milliseconds such as 2026-08-26T13:43:42.731Z, or null",
+    "prune_audited_at": "a real UTC time with milliseconds such as 2026-08-26T13:43:42.731Z",
     "state_hash": "64 lowercase hex digits or null",
-    "covered_evidence_ids": "an array of strings",
+    "covered_evidence_ids": "an array of distinct strings",
 }
 
 
@@ -263,6 +265,32 @@ def _meta_findings(value: dict[str, Any], meta: dict[str, Any], at: Report) -> N
                 "/checkpoint_meta",
                 f"expected prune_audit_id and prune_audited_at on a compaction-evacuation "
                 f"checkpoint, found no {' and no '.join(absent)}",
+            )
+        # the /compress authorization rebuilds the metadata as a merge covering no evidence
+        if meta.get("mode") == "replace":
+            at(
+                ws.KIND_KEYS,
+                "/checkpoint_meta/mode",
+                'expected mode "merge" on a compaction-evacuation checkpoint (/compress writes '
+                'it so), found "replace"',
+            )
+        covered = meta.get("covered_evidence_ids")
+        if isinstance(covered, list) and covered:
+            at(
+                ws.KIND_KEYS,
+                "/checkpoint_meta/covered_evidence_ids",
+                f"expected no covered_evidence_ids on a compaction-evacuation checkpoint "
+                f"(/compress writes []), found {len(covered)}",
+            )
+        audited, updated = meta.get("prune_audited_at"), meta.get("updated_at")
+        # /compress writes both from one clock reading; a malformed one is WS106 alone
+        if _is_time(audited) and _is_time(updated) and audited != updated:
+            at(
+                ws.KIND_KEYS,
+                "/checkpoint_meta/prune_audited_at",
+                f"expected prune_audited_at equal to updated_at {quote(updated)} on a "
+                f"compaction-evacuation checkpoint (one /compress authorization writes both), "
+                f"found {quote(audited)}",
             )
         boundary = meta.get("prune_safe_through_seq")
         number = _int(boundary)
@@ -335,8 +363,27 @@ _INIT_KEYS = frozenset(
 )
 
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def _is_time(value: object) -> bool:
+    """Whether ``value`` is a time as the schema allows it (toISOString() of a real date)."""
+    if not isinstance(value, str) or not _ISO_TIME.fullmatch(value):
+        return False
+    try:
+        datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+def whole_number(value: object) -> int | None:
+    """``value`` as the integer DSH reads it (``Number.isInteger``: 100.0 is 100), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None
+    return value if isinstance(value, int) else None
+
+
+_int = whole_number
 
 
 def _boundary_warnings(doc: strict_json.Document, path: str, meta: object) -> list[Finding]:

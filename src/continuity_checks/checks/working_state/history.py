@@ -61,8 +61,7 @@ class _Version:
             return None
 
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+_int = files.whole_number  # 100.0 is the integer 100 to DSH
 
 
 def _state(change: Change, sha: str, max_depth: int) -> list[Finding]:

@@ -75,8 +75,9 @@ KIND_KEYS = rule(
     "checkpoint_kind disagrees with the prune audit keys",
     """An investigative-state checkpoint never grants prune authority: DSH rebuilds the metadata
     without prune_audit_id and prune_audited_at. A compaction-evacuation checkpoint is written
-    only by /compress after a coverage audit, with both keys and an integer
-    prune_safe_through_seq >= 0. Audit keys on an investigative checkpoint claim an authority
+    only by /compress after a coverage audit, with both keys (prune_audited_at equal to
+    updated_at), an integer prune_safe_through_seq >= 0, mode "merge" and no covered evidence
+    ids. Audit keys on an investigative checkpoint claim an authority
     the host never granted (invariants 1 and 7).""",
     hint="restore the metadata DSH wrote; prune authority comes only from /compress",
 )
