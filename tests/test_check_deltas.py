@@ -189,6 +189,22 @@ def test_finding_carries_pointer_column_and_hint(tmp_path: Path, run_json: RunCL
     assert finding["hint"]
 
 
+def test_a_frozen_delta_is_not_told_to_be_edited(tmp_path: Path, run_json: RunCLI) -> None:
+    """A finding on a frozen delta cannot be mended in place (DL207 forbids the edit): its hint
+    says how to accept it instead; the same finding on an active delta keeps the rule's hint."""
+    frozen = NAME.replace(".json", ".frozen.json")
+    empty_change = GOOD.replace('["x"]', '[" "]')
+    write_tree(tmp_path, delta(empty_change, frozen))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    (finding,) = report["findings"]
+    assert (code, finding["rule"], finding["path"]) == (1, "DL107", CHANGES + frozen)
+    assert "frozen" in finding["hint"] and "baseline" in finding["hint"]
+    write_tree(tmp_path / "active", delta(empty_change))
+    _, report = run_json("check", "--all", "--root", str(tmp_path / "active"))
+    (finding,) = report["findings"]
+    assert finding["rule"] == "DL107" and "frozen" not in finding["hint"]
+
+
 def test_severity_override_and_off(tmp_path: Path, run_json: RunCLI) -> None:
     write_tree(tmp_path, delta(GOOD[:-2] + ',"status":"done"}\n'))
     (tmp_path / ".continuity.toml").write_text('[rules]\nDL108 = "error"\n')

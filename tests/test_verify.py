@@ -221,12 +221,37 @@ def test_frozen_delta_edited(repo: GitRepo, run_json: RunCLI) -> None:
     )
 
 
-def test_freeze_with_changed_bytes(repo: GitRepo, run_json: RunCLI) -> None:
-    sha = repo.commit(
-        "freeze and edit", {A_FROZEN: A0.replace("first", "edited")}, delete=[A], trailers=[A]
-    )
+def test_update_then_freeze_in_one_commit(repo: GitRepo, run_json: RunCLI) -> None:
+    """DeltaLayer's handoff order (update, freeze, then one commit): the freeze carries an
+    update, judged as any update is. It passes when the update would."""
+    updated = delta(updated="2026-09-21T17:00:00+08:00", changes=["first", "second"])
+    repo.commit("update and freeze", {A_FROZEN: updated}, delete=[A], trailers=[A])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (1, [("DL208", A_FROZEN, sha, 1)])
+    assert (code, found(report)) == (0, [])
+
+
+def test_freeze_carrying_an_update_no_update_could_make(repo: GitRepo, run_json: RunCLI) -> None:
+    """The update inside a freeze answers to the update rules: an identity field rewritten is
+    DL204, an updated_at going back DL205, both on the frozen file."""
+    taken = delta(source="mallory", changes=["first"])
+    back = delta(updated="2026-09-21T16:00:00+08:00", changes=["first"])
+    sha = repo.commit("freeze as another", {A_FROZEN: taken}, delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL204", A_FROZEN, sha, 1)])
+    assert report["findings"][0]["pointer"] == "/source"
+    repo.git("reset", "-q", "--hard", "base")
+    sha = repo.commit("freeze going back", {A_FROZEN: back}, delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL205", A_FROZEN, sha, 1)])
+
+
+def test_freeze_with_bytes_that_are_no_delta(repo: GitRepo, run_json: RunCLI) -> None:
+    """Bytes that cannot be compared as an update (not a JSON object) are DL208: a rename that
+    would otherwise hide them."""
+    sha = repo.commit("freeze and break", {A_FROZEN: "[1, 2]\n"}, delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert ("DL208", A_FROZEN, sha, 1) in found(report)
 
 
 def test_deleted_delta(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:

@@ -11,7 +11,9 @@
   ``strict_json.accepts``: the same strictness as file mode without what only file mode needs
   (positions, messages, the compact-form proof); positions are computed only for a finding.
 - Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
-  one commit, with identical bytes.
+  one commit, with identical bytes or with those of an update of ``X.json`` (update, freeze,
+  then one commit), judged as that update (DL204, DL205); DL208 when either side is not a delta
+  to compare.
 - Legacy history (DL209): read-only once it has content, or append-only by configuration.
 - Ownership by identity (DL211): see :mod:`.owners`.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
@@ -284,7 +286,7 @@ def _delta(
     after: Snapshot,
 ) -> list[Finding]:
     if naming.is_frozen(change.path):
-        return _frozen(change, freezes, sha)
+        return _frozen(change, freezes, versions, sha)
     if change.status == "D":
         frozen_sources = {c.path for c in freezes.values()}
         if family.allow_delete or change.path in frozen_sources:
@@ -309,7 +311,9 @@ def _kept_frozen(change: Change, after: Snapshot) -> bool:
     return isinstance(frozen, bytes) and frozen == change.old()
 
 
-def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Finding]:
+def _frozen(
+    change: Change, freezes: dict[str, Change], versions: Versions, sha: str
+) -> list[Finding]:
     if change.status == "D":
         return [
             dl.FROZEN_CHANGED.finding(
@@ -332,12 +336,23 @@ def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Findin
     source = freezes.get(change.path)
     if source is None or source.old_blob == change.new_blob:
         return []
+    # An update and then the freeze, committed together (the handoff order of DeltaLayer's
+    # AGENTS.md snippet: update, freeze, commit once): judged as that update, by the rules every
+    # update answers to (DL204, DL205), on the frozen file.
+    assert source.old_blob is not None and change.new_blob is not None  # D X.json + A X.frozen
+    if (
+        versions.get(source.old_blob, source.old) is not None
+        and versions.get(change.new_blob, change.new) is not None
+    ):
+        return _content(replace(change, status="M", old_blob=source.old_blob), versions, sha)
     line = _difference_line(source.old(), change.new())
     return [
         dl.BAD_FREEZE.finding(
             change.path,
-            f"expected the bytes of {source.path} (deleted in this commit), "
-            + (f"found different bytes from line {line}" if line else "found different bytes"),
+            f"expected the bytes of {source.path} (deleted in this commit) or an update of "
+            "them, found different bytes"
+            + (f" from line {line}" if line else "")
+            + " that are not a delta to compare with it",
             line=line,
             commit=sha,
         )

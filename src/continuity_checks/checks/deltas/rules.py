@@ -237,9 +237,13 @@ BAD_FREEZE = rule(
     "DL208",
     FAMILY,
     "frozen delta appeared with bytes other than its X.json",
-    """A .frozen.json appears either as a new file or by renaming X.json with identical bytes; a
-    freeze that also edits the content hides the edit in the rename.""",
-    hint="freeze with `continuity delta freeze`, and commit content changes separately",
+    """A .frozen.json appears either as a new file or by renaming X.json: with identical bytes, or
+    with those of an update of X.json made before the freeze and committed with it (DeltaLayer's
+    handoff order: update, freeze, commit), which is judged as that update (DL204, DL205). Bytes
+    that cannot be compared with X.json as an update (either side is not a delta) would hide
+    their change in the rename.""",
+    hint="freeze with `continuity delta freeze` a delta that parses, and commit a repair of its "
+    "content separately",
 )
 LEGACY_REWRITTEN = rule(
     "DL209",
