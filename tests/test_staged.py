@@ -174,3 +174,22 @@ def test_an_update_then_freeze_staged_together(
     assert ("DL204", path_of(frozen), "/source") in [
         (f["rule"], f["path"], f["pointer"]) for f in findings
     ]
+
+
+def test_a_freeze_not_committed_yet_is_told_how_to_mend_it(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A frozen delta whose freeze is only staged can still be mended (DL207 judges committed
+    bytes): a file-mode finding on it keeps the rule's own hint, not only the advice to accept the
+    finding for good with a baseline, which fits a frozen delta already committed."""
+    frozen = NAME.replace(".json", ".frozen.json")
+    repo.git("rm", "-q", "--", path_of(NAME))
+    repo.write({path_of(frozen): delta(updated="2026-09-21T17:00:00+08:00", changes=["a", " "])})
+    repo.git("add", "-A")
+    code, findings = staged(capsys, path_of(frozen))
+    assert code == 1
+    [finding] = findings
+    assert (finding["rule"], finding["path"]) == ("DL107", path_of(frozen))
+    hint = str(finding["hint"])
+    assert "remove the empty item" in hint, hint  # DL107's own hint: the way to mend it
+    assert "once committed" in hint and "baseline" in hint, hint

@@ -43,18 +43,27 @@ _SUBJECT = {
 }
 
 
+# File mode cannot tell whether the frozen file is committed yet: a freeze only staged (or not
+# yet added) can still be mended, so the rule's own hint stays, and the advice to accept the
+# finding applies once committed.
 FROZEN_HINT = (
-    "this delta is frozen: its bytes never change (DL207), so it cannot be mended in place; keep "
-    "it as it is and accept the finding with `continuity baseline check` (or an [[ignore]] entry)"
+    "this delta is frozen: once committed its bytes never change (DL207), so keep it as it is and "
+    "accept the finding with `continuity baseline check` (or an [[ignore]] entry)"
 )
+
+
+def _frozen_hint(hint: str | None) -> str:
+    if not hint:
+        return FROZEN_HINT
+    return f"{hint} (while the freeze is not committed); {FROZEN_HINT}"
 
 
 def check_file(file: FileInput, max_depth: int) -> list[Finding]:
     if file.kind == "delta":
         findings = check_delta(file, max_depth)
         if findings and naming.is_frozen(file.path):
-            # the rules' own hints say to edit the file, which DL207 forbids for a frozen one
-            return [replace(f, hint=FROZEN_HINT) for f in findings]
+            # the rules' own hints say to edit the file, which DL207 forbids once it is committed
+            return [replace(f, hint=_frozen_hint(f.hint)) for f in findings]
         return findings
     if file.kind == "legacy":
         return check_legacy(file, max_depth)
