@@ -282,6 +282,12 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
     ("SS143 gc entry without a directory",
      {IDX: json.dumps({SID: INDEX[SID], "local_9f8e7d6c5b": {**INDEX[SID], "id": "local_9f8e7d6c5b"}})},
      [("SS129", IDX, "/local_9f8e7d6c5b"), ("SS143", IDX, "/local_9f8e7d6c5b")]),
+    # [56] GC skips a project-bound session whose location is unreachable: a location it cannot
+    # use (SS131) is such a one, not a home-root session that GC would delete
+    ("SS143 gc entry whose location is malformed",
+     {IDX: json.dumps({SID: INDEX[SID], "local_9f8e7d6c5b": {**INDEX[SID], "id": "local_9f8e7d6c5b"}}),
+      LOC: json.dumps({"local_9f8e7d6c5b": "/home/alice/code/app/.openprogram/sessions/local_9f8e7d6c5bx"})},
+     [("SS129", IDX, "/local_9f8e7d6c5b"), ("SS131", LOC, "/local_9f8e7d6c5b")]),
     ("SS143 gc archived", {IDX: index(archived=True, updated_at=1000.0), MJ: meta(archived=True, updated_at=1000.0)},
      [("SS143", IDX, f"/{SID}")]),
     ("SS144 branch", {SESSION + ".git/refs/heads/feature": "0" * 40}, [("SS144", SESSION + ".git", None)]),

@@ -978,6 +978,14 @@ class Registries:
     def _home_dir(self, sid: str) -> str:
         return f"{self.state}sessions/{sid}/"
 
+    def _located(self, sid: str) -> bool:
+        """Whether locations.json lists ``sid``, whatever its location (valid or not)."""
+        return (
+            self.locations is not None
+            and isinstance(self.locations.value, dict)
+            and sid in self.locations.value
+        )
+
     def _dir_of(self, sid: str, located_dirs: dict[str, str | None]) -> str | None:
         if sid in located_dirs:
             return located_dirs[sid]
@@ -1100,9 +1108,10 @@ class Registries:
             if isinstance(created, (int, float)) and now - created > HOUR and directory:
                 listing = self._history(directory)
                 # GC deletes a home-root entry whose directory is gone (no history/ either);
-                # a location that leads nowhere is "unreachable", which GC skips
+                # a location that leads nowhere is "unreachable", which GC skips, and so is one
+                # it cannot use (SS131): the entry is project-bound all the same
                 if (
-                    (self.snapshot.exists(directory) or sid not in located_dirs)
+                    (self.snapshot.exists(directory) or not self._located(sid))
                     and (
                         isinstance(listing, Unreadable)
                         or not any(n.endswith(".json") for n in listing)
