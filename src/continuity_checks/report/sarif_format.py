@@ -4,21 +4,35 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from continuity_checks import __version__
 from continuity_checks.checks import all_rules
-from continuity_checks.core.findings import Finding, Report
+from continuity_checks.core.findings import Finding, Report, escaped, printable_finding
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _result(finding: Finding, index: dict[str, int], baselined: bool) -> dict[str, Any]:
+def uri(path: str) -> str:
+    """``path`` (root-relative, ``/`` separators) as the relative URI reference SARIF requires
+    (§3.10.2): percent-encoded as UTF-8 but for ``/`` and the unreserved characters, so that a
+    space, ``#``, ``?``, ``%``, a non-ASCII letter or a ``:`` in the first segment (which would
+    read as a scheme) resolves against %SRCROOT% to the file itself; a name's bytes that are not
+    UTF-8 (kept as lone surrogates) are escaped as those bytes, so the URI names that file too."""
+    try:
+        return quote(path.encode("utf-8", "surrogateescape"), safe="/")
+    except UnicodeEncodeError:  # a surrogate that no byte stands for: the escaped text
+        return quote(escaped(path), safe="/")
+
+
+def _result(found: Finding, index: dict[str, int], baselined: bool) -> dict[str, Any]:
+    finding = printable_finding(found)  # every text valid UTF-8; the URI from the path as found
     # a region always: code scanning places a result without one nowhere
     region = {"startLine": finding.line or 1}
     if finding.line is not None and finding.column is not None:
         region["startColumn"] = finding.column
     location: dict[str, Any] = {
-        "artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"},
+        "artifactLocation": {"uri": uri(found.path), "uriBaseId": "%SRCROOT%"},
         "region": region,
     }
     text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
@@ -70,7 +84,9 @@ def render(report: Report, *, color: bool = False) -> str:
                 },
                 "columnKind": "unicodeCodePoints",
                 "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the checked root"}}},
-                "results": [_result(f, index, baselined) for f in report.sorted_findings()],
+                "results": [
+                    _result(f, index, baselined) for f in report.sorted_findings(printable=False)
+                ],
                 **run,
             }
         ],

@@ -1,0 +1,67 @@
+"""What CI systems and people read from the reports: file names that must resolve to the file
+(SARIF URIs, workflow-command properties), whatever characters the path holds, from any
+directory of the repository."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import pytest
+
+from continuity_checks.cli import main
+from tests.git_helpers import GitRepo, isolate_git
+
+#: directories whose names a URI or a workflow command must carry intact
+ODD = ["sp ace", "ha#sh", "pc%41t", "nön-äscii", "com,ma", "co:lon", "br[ack]et?q", "pl+us&"]
+SUMS = "0" * 64 + "  missing.txt\n"  # PV103 in each: the listed file is missing
+#: RFC 3986 relative-ref characters (percent-escapes included)
+URI_CHARACTERS = re.compile(r"[A-Za-z0-9\-._~%!$&'()*+,;=:@/]*")
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write({f"{name}/SHA256SUMS": SUMS for name in ODD})
+    repo.write({"sub/SHA256SUMS": SUMS})
+    return repo
+
+
+def sarif_uris(capsys: pytest.CaptureFixture[str], *args: str) -> list[str]:
+    capsys.readouterr()
+    assert main(["check", *args, "--format", "sarif"]) == 1
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    return [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]
+    ]
+
+
+def resolved(top: Path, uri: str) -> Path:
+    """What a SARIF consumer makes of ``uri`` against %SRCROOT% = ``top`` (RFC 3986 §5)."""
+    assert URI_CHARACTERS.fullmatch(uri), f"{uri!r} is not a URI reference"
+    target = urlsplit(urljoin(top.as_uri() + "/", uri))
+    assert (target.scheme, target.query, target.fragment) == ("file", "", ""), uri
+    return Path(unquote(target.path))
+
+
+@pytest.mark.parametrize("where", ["top", "subdirectory", "--root"])
+def test_sarif_uris_resolve_to_the_files_found_whatever_their_names(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    top = repo.path
+    expected = {top / name / "SHA256SUMS" for name in ODD} | {top / "sub" / "SHA256SUMS"}
+    if where == "top":
+        monkeypatch.chdir(top)
+        uris = sarif_uris(capsys, "--all")
+    elif where == "subdirectory":
+        monkeypatch.chdir(top / "sub")
+        uris = sarif_uris(capsys, "--all")
+    else:  # --root narrows --all to a directory; the URIs stay relative to the repository
+        monkeypatch.chdir(top.parent)
+        uris = sarif_uris(capsys, "--all", "--root", str(top / "ha#sh"))
+        expected = {top / "ha#sh" / "SHA256SUMS"}
+    assert {resolved(top, uri) for uri in uris} == expected
+    assert len(uris) == len(expected)
