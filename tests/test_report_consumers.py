@@ -65,3 +65,35 @@ def test_sarif_uris_resolve_to_the_files_found_whatever_their_names(
         expected = {top / "ha#sh" / "SHA256SUMS"}
     assert {resolved(top, uri) for uri in uris} == expected
     assert len(uris) == len(expected)
+
+
+#: a directory name that, printed raw, starts a line with a workflow command
+INJECTED = "d\n::stop-commands::token"
+
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_a_line_break_in_a_file_name_never_starts_a_line_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    """A file name with a line break, in a finding's place or in the note naming files no family
+    claims: printed raw, its second half was a line of its own, so that in a GitHub log
+    ``::stop-commands::`` turned off every annotation after it, and a text reader took it for a
+    finding's line."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write({f"{INJECTED}/SHA256SUMS": SUMS, f"{INJECTED}.txt": "not claimed\n"})
+    monkeypatch.chdir(repo.path)
+    capsys.readouterr()
+    code = main(["check", "--format", fmt, f"{INJECTED}/SHA256SUMS", f"{INJECTED}.txt"])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 1
+    assert not [line for line in lines if line.startswith("::") and "::error " not in line]
+    if fmt == "text":
+        (finding,) = [line for line in lines if "PV103" in line]
+        assert finding.startswith("d\\n::stop-commands::token/SHA256SUMS:1: PV103 ")
+        assert "not checked, no family claims them: d\\n::stop-commands::token.txt" in lines
+    else:
+        (annotation,) = [line for line in lines if line.startswith("::error ")]
+        # the property carries the real name, escaped as the runner reads it back
+        assert annotation.startswith("::error file=d%0A%3A%3Astop-commands%3A%3Atoken/SHA256SUMS,")
+        assert "not checked, no family claims them: d\\n::stop-commands::token.txt" in lines

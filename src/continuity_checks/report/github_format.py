@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from continuity_checks.core.findings import Finding, Report
-from continuity_checks.report.text_format import summary
+from continuity_checks.report.text_format import one_line, summary
 
 
 def _data(text: str) -> str:
@@ -31,6 +31,6 @@ def annotation(finding: Finding) -> str:
 
 def render(report: Report, *, color: bool = False) -> str:
     lines = [annotation(f) for f in report.sorted_findings()]
-    lines.extend(report.notes)
+    lines.extend(one_line(note) for note in report.notes)  # never a command of their own
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
