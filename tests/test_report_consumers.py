@@ -97,3 +97,28 @@ def test_a_line_break_in_a_file_name_never_starts_a_line_of_its_own(
         # the property carries the real name, escaped as the runner reads it back
         assert annotation.startswith("::error file=d%0A%3A%3Astop-commands%3A%3Atoken/SHA256SUMS,")
         assert "not checked, no family claims them: d\\n::stop-commands::token.txt" in lines
+
+
+def test_the_note_naming_files_not_checked_is_in_every_format(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check`` given a file no family claims passes (pre-commit passes every staged file), and
+    says so in a note: the text and GitHub formats printed it, JSON and SARIF dropped it, so a
+    program reading them could not tell that a file it named was never checked."""
+    repo.write({"notes.txt": "not a continuity file\n"})
+    monkeypatch.chdir(repo.path)
+    note = "not checked, no family claims them: notes.txt"
+    outputs = {}
+    for fmt in ("text", "github", "json", "sarif"):
+        capsys.readouterr()
+        assert main(["check", "notes.txt", "--format", fmt]) == 0
+        outputs[fmt] = capsys.readouterr().out
+    assert note in outputs["text"].splitlines()
+    assert note in outputs["github"].splitlines()
+    assert json.loads(outputs["json"])["notes"] == [note]
+    (run,) = json.loads(outputs["sarif"])["runs"]
+    (invocation,) = run["invocations"]
+    assert invocation["toolExecutionNotifications"] == [
+        {"level": "note", "message": {"text": note}}
+    ]
+    assert run["results"] == []

@@ -59,6 +59,15 @@ def render(report: Report, *, color: bool = False) -> str:
     if baselined or report.suppressed:
         # what the run found and left out of the results: counted, never silently dropped
         run["properties"] = {"suppressed": report.suppressed, "baselined": report.baselined or 0}
+    if report.notes:  # what the text format's note lines say (files given and not checked)
+        run["invocations"] = [
+            {
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [
+                    {"level": "note", "message": {"text": note}} for note in report.notes
+                ],
+            }
+        ]
     document = {
         "$schema": SCHEMA,
         "version": "2.1.0",
