@@ -12,7 +12,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 
 from continuity_checks.cli import main
-from tests.git_helpers import GitRepo, isolate_git
+from tests.git_helpers import GitRepo, delta, isolate_git
 
 #: directories whose names a URI or a workflow command must carry intact
 ODD = ["sp ace", "ha#sh", "pc%41t", "nön-äscii", "com,ma", "co:lon", "br[ack]et?q", "pl+us&"]
@@ -122,3 +122,21 @@ def test_the_note_naming_files_not_checked_is_in_every_format(
         {"level": "note", "message": {"text": note}}
     ]
     assert run["results"] == []
+
+
+def test_a_message_quoting_a_file_name_stays_on_its_finding_s_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DL110 names the file it found; a name with a line break made the rest of the message a
+    line of its own, here one that reads as a finding (``SHA256SUMS:1: PV103 ...``)."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    forged = "x\nSHA256SUMS:1: PV103 forged.json"
+    repo.write({f".deltalayer/changes/{forged}": delta()})
+    monkeypatch.chdir(repo.path)
+    capsys.readouterr()
+    assert main(["check", "--all", "--no-color"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert not [line for line in lines if line.startswith("SHA256SUMS")]
+    (finding,) = [line for line in lines if " DL110 " in line]
+    assert finding.endswith("found x\\nSHA256SUMS:1: PV103 forged.json")

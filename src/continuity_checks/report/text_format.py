@@ -35,15 +35,16 @@ def line(finding: Finding, *, color: bool) -> str:
     if color:
         tint = _RED if finding.severity is Severity.ERROR else _YELLOW
         rule = f"{tint}{_BOLD}{rule}{_RESET}"
-    text = f"{location(finding)}: {rule} {finding.message}"
+    # a message or hint may quote a file name as found: one_line keeps it on its finding's line
+    text = f"{location(finding)}: {rule} {one_line(finding.message)}"
     if finding.severity is Severity.WARNING:
         text += " (warning)"
     if finding.pointer:
-        text += f" [at {finding.pointer}]"
+        text += f" [at {one_line(finding.pointer)}]"
     if finding.commit:
         text += f" [commit {finding.commit[:12]}]"
     if finding.hint:
-        text += f"\n    hint: {finding.hint}"
+        text += f"\n    hint: {one_line(finding.hint)}"
     return text
 
 
