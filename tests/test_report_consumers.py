@@ -4,8 +4,12 @@ directory of the repository."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -140,3 +144,25 @@ def test_a_message_quoting_a_file_name_stays_on_its_finding_s_line(
     assert not [line for line in lines if line.startswith("SHA256SUMS")]
     (finding,) = [line for line in lines if " DL110 " in line]
     assert finding.endswith("found x\\nSHA256SUMS:1: PV103 forged.json")
+
+
+@pytest.mark.parametrize(("sums", "expected"), [("clean", 0), ("findings", 1)])
+def test_a_reader_that_stopped_early_gets_the_run_s_exit_code(
+    tmp_path: Path, sums: str, expected: int
+) -> None:
+    """``continuity check --all | head -1``: the exit code says what was found, whether the pipe
+    closed before the report was written or after (it was 1 for a clean run when the reader
+    had gone before the write, 0 when it went after: a matter of timing)."""
+    (tmp_path / "x").write_text("x\n")
+    digest = hashlib.sha256(b"x\n").hexdigest() if sums == "clean" else "0" * 64
+    (tmp_path / "SHA256SUMS").write_text(f"{digest}  x\n")
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(tmp_path)],
+            stdout=write, stderr=subprocess.PIPE, check=False,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+    assert (result.returncode, result.stderr) == (expected, b"")
