@@ -166,3 +166,18 @@ def test_a_reader_that_stopped_early_gets_the_run_s_exit_code(
     finally:
         os.close(write)
     assert (result.returncode, result.stderr) == (expected, b"")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_quiet_with_nothing_to_print_needs_no_room_on_stdout(tmp_path: Path) -> None:
+    """``-q`` on a clean run prints nothing: a stdout that cannot take a byte is no error then
+    (it was exit 2, "cannot write the report", for a report of no bytes)."""
+    (tmp_path / "x").write_text("x\n")
+    digest = hashlib.sha256(b"x\n").hexdigest()
+    (tmp_path / "SHA256SUMS").write_text(f"{digest}  x\n")
+    command = [sys.executable, "-m", "continuity_checks", "check", "--all", "--root", str(tmp_path)]
+    with open("/dev/full", "wb") as full:
+        quiet = subprocess.run([*command, "-q"], stdout=full, stderr=subprocess.PIPE, check=False)
+        loud = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, check=False)
+    assert (quiet.returncode, quiet.stderr) == (0, b"")
+    assert loud.returncode == 2  # the summary line had to be written, and could not

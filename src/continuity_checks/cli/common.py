@@ -172,8 +172,10 @@ def emit(report: Report, fmt: str, *, quiet: bool = False, no_color: bool = Fals
     color = fmt == "text" and use_color(sys.stdout, no_color)
     # a reader that stopped (| head): the exit code still says what was found, as when the pipe
     # closes after the write (cli.run's flush); the unwritten rest is dropped there
+    text = render(report, fmt, color=color, quiet=quiet)
     with contextlib.suppress(BrokenPipeError):
-        sys.stdout.write(encodable(render(report, fmt, color=color, quiet=quiet)))
+        if text:  # -q on a clean run: nothing, which even a full stdout takes
+            sys.stdout.write(encodable(text))
     return report.exit_code
 
 
