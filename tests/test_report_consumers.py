@@ -181,3 +181,39 @@ def test_quiet_with_nothing_to_print_needs_no_room_on_stdout(tmp_path: Path) -> 
         loud = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, check=False)
     assert (quiet.returncode, quiet.stderr) == (0, b"")
     assert loud.returncode == 2  # the summary line had to be written, and could not
+
+
+def alert_identity(result: dict[str, object]) -> tuple[object, ...]:
+    """What code scanning tells results apart by: the rule and the partial fingerprints; where a
+    result has none, upload-sarif makes primaryLocationLineHash from the file's line (the same
+    for every result on that line of that file)."""
+    fingerprints = result.get("partialFingerprints")
+    if fingerprints:
+        return (result["ruleId"], json.dumps(fingerprints, sort_keys=True))
+    location = result["locations"][0]["physicalLocation"]  # type: ignore[index]
+    return (result["ruleId"], location["artifactLocation"]["uri"], location["region"]["startLine"])
+
+
+def test_history_findings_on_one_line_stay_distinct_alerts_in_code_scanning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two commits that each change a listed digest: two PV201 findings at SHA256SUMS line 1.
+    Without fingerprints of their own, code scanning took them for one alert (one was lost);
+    the fingerprints do not change from one run to the next, so an alert is kept."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    for content in ("a\n", "b\n", "c\n"):
+        digest = hashlib.sha256(content.encode()).hexdigest()
+        repo.commit(content, {"a.txt": content, "SHA256SUMS": f"{digest}  a.txt\n"})
+    monkeypatch.chdir(repo.path)
+    runs = []
+    for _ in range(2):
+        capsys.readouterr()
+        assert main(["verify", "--range", "HEAD", "--format", "sarif"]) == 1
+        runs.append(json.loads(capsys.readouterr().out)["runs"][0]["results"])
+    results = runs[0]
+    assert [r["ruleId"] for r in results] == ["PV201", "PV201"]
+    assert len({alert_identity(r) for r in results}) == 2
+    assert [r["partialFingerprints"] for r in runs[1]] == [
+        r["partialFingerprints"] for r in results
+    ]

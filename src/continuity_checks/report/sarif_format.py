@@ -25,7 +25,15 @@ def uri(path: str) -> str:
         return quote(escaped(path), safe="/")
 
 
-def _result(found: Finding, index: dict[str, int], baselined: bool) -> dict[str, Any]:
+#: partialFingerprints key: what code scanning tells alerts apart by (with the rule id). Without
+#: one, upload-sarif hashes the result's line, the same for every finding on that line (history
+#: findings of several commits, findings without a line, placed on line 1) and they were one alert.
+FINGERPRINT = "continuityFinding/v1"
+
+
+def _result(
+    found: Finding, index: dict[str, int], baselined: bool, fingerprint: str
+) -> dict[str, Any]:
     finding = printable_finding(found)  # every text valid UTF-8; the URI from the path as found
     # a region always: code scanning places a result without one nowhere
     region = {"startLine": finding.line or 1}
@@ -42,6 +50,7 @@ def _result(found: Finding, index: dict[str, int], baselined: bool) -> dict[str,
         "level": finding.severity.value,
         "message": {"text": text},
         "locations": [{"physicalLocation": location}],
+        "partialFingerprints": {FINGERPRINT: fingerprint},
     }
     if baselined:  # compared with a baseline: what is reported is what it did not know
         result["baselineState"] = "new"
@@ -51,8 +60,23 @@ def _result(found: Finding, index: dict[str, int], baselined: bool) -> dict[str,
     return result
 
 
+def _fingerprints(findings: list[Finding]) -> list[str]:
+    """Each finding's baseline fingerprint (rule, path, pointer, message without positions,
+    commit: an edit elsewhere in the file keeps the alert) and its occurrence among equal ones."""
+    from continuity_checks.core.baseline import fingerprint
+
+    seen: dict[str, int] = {}
+    prints = []
+    for finding in findings:
+        digest = fingerprint(finding)
+        seen[digest] = seen.get(digest, 0) + 1
+        prints.append(f"{digest}:{seen[digest]}")
+    return prints
+
+
 def render(report: Report, *, color: bool = False) -> str:
     rules = all_rules()
+    shown = report.sorted_findings(printable=False)
     index = {r.id: i for i, r in enumerate(rules)}
     baselined = report.baselined is not None
     run: dict[str, Any] = {}
@@ -94,7 +118,8 @@ def render(report: Report, *, color: bool = False) -> str:
                 "columnKind": "unicodeCodePoints",
                 "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the checked root"}}},
                 "results": [
-                    _result(f, index, baselined) for f in report.sorted_findings(printable=False)
+                    _result(f, index, baselined, print_)
+                    for f, print_ in zip(shown, _fingerprints(shown), strict=True)
                 ],
                 **run,
             }
