@@ -214,6 +214,8 @@ def test_history_findings_on_one_line_stay_distinct_alerts_in_code_scanning(
     results = runs[0]
     assert [r["ruleId"] for r in results] == ["PV201", "PV201"]
     assert len({alert_identity(r) for r in results}) == 2
+    for result in results:  # and the message shown says which commit each one is
+        assert f"(commit {result['properties']['commit']})" in result["message"]["text"]
     assert [r["partialFingerprints"] for r in runs[1]] == [
         r["partialFingerprints"] for r in results
     ]

@@ -43,7 +43,10 @@ def _result(
         "artifactLocation": {"uri": uri(found.path), "uriBaseId": "%SRCROOT%"},
         "region": region,
     }
-    text = finding.message + (f" Hint: {finding.hint}" if finding.hint else "")
+    # the commit in the text too, as in the GitHub format: code scanning shows the message, and
+    # the same line of a file may be a finding of several commits
+    text = finding.message + (f" (commit {finding.commit})" if finding.commit else "")
+    text += f" Hint: {finding.hint}" if finding.hint else ""
     result: dict[str, Any] = {
         "ruleId": finding.rule,
         "ruleIndex": index[finding.rule],
