@@ -134,6 +134,15 @@ def test_every_file_rule_has_a_bad_fixture() -> None:
     assert file_rules - caught == {"CC001", "CC008", "CC010", "CC011"}
 
 
+def test_legacy_messages_are_the_readers(tmp_path: Path, run_json: RunCLI) -> None:
+    """A bad legacy conversation_id is said as DeltaLayer's reader (and continuity delta
+    recent) says it, not with the delta's text."""
+    write_tree(tmp_path, legacy(LEGACY_GOOD[:-2] + ',"conversation_id":5}\n'))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, rules_of(report)) == (1, [("DL106", ".deltalayer/changes.jsonl", 1)])
+    assert report["findings"][0]["message"].startswith("legacy conversation_id must be a string;")
+
+
 def test_examples_are_clean(run_json: RunCLI) -> None:
     code, report = run_json("check", "--all", "--root", str(EXAMPLES), "--family", "deltas")
     assert (code, report["findings"]) == (0, [])
@@ -178,6 +187,22 @@ def test_finding_carries_pointer_column_and_hint(tmp_path: Path, run_json: RunCL
     assert (finding["line"], finding["column"], finding["pointer"]) == (4, 20, "/changes/1")
     assert "found a number 7" in finding["message"]
     assert finding["hint"]
+
+
+def test_a_frozen_delta_is_not_told_to_be_edited(tmp_path: Path, run_json: RunCLI) -> None:
+    """A finding on a frozen delta cannot be mended in place (DL207 forbids the edit): its hint
+    says how to accept it instead; the same finding on an active delta keeps the rule's hint."""
+    frozen = NAME.replace(".json", ".frozen.json")
+    empty_change = GOOD.replace('["x"]', '[" "]')
+    write_tree(tmp_path, delta(empty_change, frozen))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    (finding,) = report["findings"]
+    assert (code, finding["rule"], finding["path"]) == (1, "DL107", CHANGES + frozen)
+    assert "frozen" in finding["hint"] and "baseline" in finding["hint"]
+    write_tree(tmp_path / "active", delta(empty_change))
+    _, report = run_json("check", "--all", "--root", str(tmp_path / "active"))
+    (finding,) = report["findings"]
+    assert finding["rule"] == "DL107" and "frozen" not in finding["hint"]
 
 
 def test_severity_override_and_off(tmp_path: Path, run_json: RunCLI) -> None:

@@ -153,3 +153,24 @@ def test_the_real_commit_hook_refuses_the_commit(repo: GitRepo) -> None:
     repo.write({path_of(NAME): delta(updated="2026-09-21T17:00:00+08:00", changes=["a", "b"])})
     accepted = commit()
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
+def test_an_update_then_freeze_staged_together(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The handoff order (update, freeze, commit once) passes the commit hook; a freeze that
+    rewrites who wrote the delta is still caught, as the update it carries."""
+    frozen = NAME.replace(".json", ".frozen.json")
+    repo.git("rm", "-q", "--", path_of(NAME))
+    updated = delta(updated="2026-09-21T17:00:00+08:00", changes=["a", "b"])
+    repo.write({path_of(frozen): updated})
+    repo.git("add", "-A")
+    assert staged(capsys, path_of(frozen)) == (0, [])
+    repo.write({path_of(frozen): delta(source="mallory", changes=["a", "b"])})
+    repo.git("add", "-A")
+    code, findings = staged(capsys, path_of(frozen))
+    assert code == 1
+    # the file name no longer matches the source either (DL110, file mode)
+    assert ("DL204", path_of(frozen), "/source") in [
+        (f["rule"], f["path"], f["pointer"]) for f in findings
+    ]

@@ -221,12 +221,37 @@ def test_frozen_delta_edited(repo: GitRepo, run_json: RunCLI) -> None:
     )
 
 
-def test_freeze_with_changed_bytes(repo: GitRepo, run_json: RunCLI) -> None:
-    sha = repo.commit(
-        "freeze and edit", {A_FROZEN: A0.replace("first", "edited")}, delete=[A], trailers=[A]
-    )
+def test_update_then_freeze_in_one_commit(repo: GitRepo, run_json: RunCLI) -> None:
+    """DeltaLayer's handoff order (update, freeze, then one commit): the freeze carries an
+    update, judged as any update is. It passes when the update would."""
+    updated = delta(updated="2026-09-21T17:00:00+08:00", changes=["first", "second"])
+    repo.commit("update and freeze", {A_FROZEN: updated}, delete=[A], trailers=[A])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (1, [("DL208", A_FROZEN, sha, 1)])
+    assert (code, found(report)) == (0, [])
+
+
+def test_freeze_carrying_an_update_no_update_could_make(repo: GitRepo, run_json: RunCLI) -> None:
+    """The update inside a freeze answers to the update rules: an identity field rewritten is
+    DL204, an updated_at going back DL205, both on the frozen file."""
+    taken = delta(source="mallory", changes=["first"])
+    back = delta(updated="2026-09-21T16:00:00+08:00", changes=["first"])
+    sha = repo.commit("freeze as another", {A_FROZEN: taken}, delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL204", A_FROZEN, sha, 1)])
+    assert report["findings"][0]["pointer"] == "/source"
+    repo.git("reset", "-q", "--hard", "base")
+    sha = repo.commit("freeze going back", {A_FROZEN: back}, delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL205", A_FROZEN, sha, 1)])
+
+
+def test_freeze_with_bytes_that_are_no_delta(repo: GitRepo, run_json: RunCLI) -> None:
+    """Bytes that cannot be compared as an update (not a JSON object) are DL208: a rename that
+    would otherwise hide them."""
+    sha = repo.commit("freeze and break", {A_FROZEN: "[1, 2]\n"}, delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert code == 1
+    assert ("DL208", A_FROZEN, sha, 1) in found(report)
 
 
 def test_deleted_delta(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
@@ -257,6 +282,90 @@ def test_legacy_append(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
     gone = repo.commit("delete legacy", delete=[LEGACY])
     _, report = verify(run_json, repo, "--range", f"{sha}..HEAD", "--config", append_only)
     assert found(report) == [("DL209", LEGACY, gone, None)]
+
+
+def test_legacy_written_after_init(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
+    """init leaves changes.jsonl empty; a v0.2 store never writes it (specs/deltalayer.md I10).
+    The first record written into it is an append to legacy history, which every reader then
+    lists after all deltas, as older than any of them."""
+    pkg = "pkg/" + LEGACY  # the base commit's own legacy file has content
+    repo.commit("init", {pkg: ""})
+    line = '{"time":"2026-09-22T10:00:00+08:00","source":"agent","changes":["v0 habit"]}\n'
+    sha = repo.commit("write legacy", {pkg: line})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL209", pkg, sha, 1)])
+    assert "appended at line 1" in report["findings"][0]["message"]
+    append_only = config(tmp_path, '[deltas]\nlegacy = "append-only"\n')
+    assert verify(run_json, repo, "--range", "base..HEAD", "--config", append_only)[0] == 0
+    # an empty legacy file deleted loses no history
+    other = "lib/" + LEGACY
+    repo.commit("init lib", {other: ""})
+    repo.commit("drop lib's empty file", delete=[other])
+    assert verify(run_json, repo, "--range", f"{sha}..HEAD")[0] == 0
+
+
+def test_delta_started_and_frozen_before_its_first_commit(repo: GitRepo, run_json: RunCLI) -> None:
+    """A conversation that starts its delta and freezes it before committing adds only
+    X.frozen.json, with a trailer naming the path start gave it, X.json: one delta, two names,
+    as for a freeze (and DL210). It was DL201, "found this delta created"."""
+    name = "2026-09-22T10-00-00p08-00--codex"
+    frozen = path_of(name + ".frozen.json")
+    record = delta("2026-09-22T10:00:00+08:00", source="codex", changes=["x"])
+    repo.commit("conversation work", {frozen: record}, trailers=[path_of(name + ".json")])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (0, [])
+    other = repo.commit("another's frozen delta", {path_of("z.frozen.json"): record}, trailers=[B])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL201", path_of("z.frozen.json"), other, None)])
+
+
+def test_twin_resolved_as_its_hint_says(repo: GitRepo, run_json: RunCLI) -> None:
+    """X.json beside an X.frozen.json of the same bytes (a freeze committed in two steps, or
+    its X.json never removed) is DL111, whose hint is to remove X.json: that commit completes
+    the freeze and loses nothing. It was DL206, whose hint (restore X.json) was the twin again."""
+    repo.commit("frozen copy", {A_FROZEN: A0}, trailers=[A_FROZEN])
+    twin = repo.commit("remove X.json of the twin", delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (0, [])
+    # X.json whose bytes the frozen file does not keep: its deletion loses them
+    repo.git("reset", "-q", "--hard", "base")
+    repo.commit("frozen copy of an older version", {A_FROZEN: A0.replace("first", "older")})
+    lost = repo.commit("remove X.json of the twin", delete=[A], trailers=[A])
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL206", A, lost, None)])
+    assert twin != lost
+
+
+def test_symlinked_delta_or_legacy(repo: GitRepo, run_json: RunCLI) -> None:
+    """A frozen delta that is a symlink keeps its content in another file: every later edit of
+    that file changes the frozen delta and no commit shows it (check follows the link, verify
+    compares the link). Caught at the commit that makes the symlink, by the commit hook too."""
+    frozen = path_of("2026-09-22T09-00-00p08-00--agent.frozen.json")
+    record = delta("2026-09-22T09:00:00+08:00", changes=["kept"])
+    repo.commit("notes", {"notes/frozen.json": record})
+    (repo.path / frozen).symlink_to("../../notes/frozen.json")
+    sha = repo.commit("a frozen delta as a link")
+    repo.commit("edit through the link", {"notes/frozen.json": record.replace("kept", "x")})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (1, [("DL212", frozen, sha, None)])
+    assert "../../notes/frozen.json" in report["findings"][0]["message"]
+    # legacy history through a link, and a delta replaced by one in the commit hook
+    (repo.path / LEGACY).unlink()
+    (repo.path / LEGACY).symlink_to("../notes/frozen.json")
+    (repo.path / B).unlink()
+    (repo.path / B).symlink_to(B.rpartition("/")[2].replace("codex", "claude"))
+    repo.git("add", "-A")
+    code, report = run_json("check", "--staged", "--root", str(repo.path), "--family", "deltas")
+    assert code == 1
+    assert {(f["rule"], f["path"]) for f in report["findings"]} >= {
+        ("DL212", LEGACY),
+        ("DL212", B),
+    }
+    # the same frozen delta as a regular file passes
+    repo.git("reset", "-q", "--hard", "base")
+    repo.commit("a frozen delta", {frozen: record})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, report["findings"]) == (0, [])
 
 
 def test_merges(repo: GitRepo, run_json: RunCLI) -> None:

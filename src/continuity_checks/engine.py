@@ -451,7 +451,9 @@ def check_staged(
             kind = family.claims(c.path)
             if kind is not None and (not gitlink or chosen[index].gitlinks):
                 changes[index].append(
-                    Change(c.path, kind, c.status, c.old_blob, c.new_blob, repo.read_blob)
+                    Change(
+                        c.path, kind, c.status, c.old_blob, c.new_blob, repo.read_blob, c.new_mode
+                    )
                 )
     wanted = [bool(changes[i]) or d.every_commit for i, d in enumerate(chosen)]
     if not any(wanted):
@@ -687,7 +689,7 @@ def _walk(
             for index, kind in owners(c.path):
                 if not gitlink or see_gitlinks[index]:
                     changes[index].append(
-                        Change(c.path, kind, c.status, c.old_blob, c.new_blob, read)
+                        Change(c.path, kind, c.status, c.old_blob, c.new_blob, read, c.new_mode)
                     )
         trees: tuple[CommitTree, CommitTree] | None = None
         others: tuple[CommitTree, ...] = ()  # a merge's other parents

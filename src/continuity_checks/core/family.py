@@ -103,6 +103,9 @@ class Change:
     old_blob: str | None
     new_blob: str | None
     _read: Callable[[str], bytes | None] = field(repr=False, compare=False)
+    #: git's mode of the new version (``100644``, ``120000`` for a symlink); "" when deleted or
+    #: not known
+    new_mode: str = ""
 
     def old(self) -> bytes | None:
         return None if self.old_blob is None else self._read(self.old_blob)

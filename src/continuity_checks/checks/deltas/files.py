@@ -6,6 +6,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -42,9 +43,19 @@ _SUBJECT = {
 }
 
 
+FROZEN_HINT = (
+    "this delta is frozen: its bytes never change (DL207), so it cannot be mended in place; keep "
+    "it as it is and accept the finding with `continuity baseline check` (or an [[ignore]] entry)"
+)
+
+
 def check_file(file: FileInput, max_depth: int) -> list[Finding]:
     if file.kind == "delta":
-        return check_delta(file, max_depth)
+        findings = check_delta(file, max_depth)
+        if findings and naming.is_frozen(file.path):
+            # the rules' own hints say to edit the file, which DL207 forbids for a frozen one
+            return [replace(f, hint=FROZEN_HINT) for f in findings]
+        return findings
     if file.kind == "legacy":
         return check_legacy(file, max_depth)
     if file.kind == "temp":
@@ -116,7 +127,10 @@ def check_record(
         rule = {"source": dl.BAD_SOURCE, "changes": dl.BAD_CHANGES}.get(
             field, dl.BAD_CONVERSATION_ID
         )
-        findings.append(at(rule, error.pointer, f"{_SUBJECT[field]}; found {found}"))
+        subject = _SUBJECT[field]
+        if field == "conversation_id" and schema == LEGACY_SCHEMA:
+            subject = records.LEGACY_BAD_CONVERSATION_ID
+        findings.append(at(rule, error.pointer, f"{subject}; found {found}"))
     return findings, times
 
 

@@ -11,7 +11,9 @@
   ``strict_json.accepts``: the same strictness as file mode without what only file mode needs
   (positions, messages, the compact-form proof); positions are computed only for a finding.
 - Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
-  one commit, with identical bytes.
+  one commit, with identical bytes or with those of an update of ``X.json`` (update, freeze,
+  then one commit), judged as that update (DL204, DL205); DL208 when either side is not a delta
+  to compare.
 - Legacy history (DL209): read-only once it has content, or append-only by configuration.
 - Ownership by identity (DL211): see :mod:`.owners`.
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
@@ -31,11 +33,13 @@ from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
 from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas.family import DeltasFamily
 
 TRAILER = "Continuity-Delta"
+SYMLINK_MODE = "120000"  # git's mode of a symbolic link
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
 _MISSING = object()
@@ -103,12 +107,30 @@ def check_commit(
     if owners is not None and deltas:
         findings.extend(owners.see(context, deltas, freezes))
     for change in deltas:
-        findings.extend(_delta(family, versions, change, freezes, sha))
+        if change.new_mode == SYMLINK_MODE:
+            findings.append(_symlink(change, sha))
+        else:
+            findings.extend(_delta(family, versions, change, freezes, sha, context.after))
     if len(deltas) < len(context.changes):
         for change in context.changes:
-            if change.kind == "legacy":
+            if change.kind != "legacy":
+                continue
+            if change.new_mode == SYMLINK_MODE:
+                findings.append(_symlink(change, sha))
+            else:
                 findings.extend(_legacy(family.legacy_mode, change, sha))
     return findings
+
+
+def _symlink(change: Change, sha: str) -> Finding:
+    """DL212: the new version is a link, whose bytes are the path it names. What it judges in
+    place of the content rules: the link text is no record to compare, and the one cause gets
+    one finding (a freeze into a link is not also DL208, nor a frozen file made one DL207)."""
+    target = change.new()
+    shown = "" if target is None else f" to {quote(target.decode('utf-8', 'replace'))}"
+    return dl.SYMLINK.finding(
+        change.path, f"expected a regular file, found a symlink{shown}", commit=sha
+    )
 
 
 # --- freezes -----------------------------------------------------------------------------------
@@ -182,11 +204,14 @@ def _touches(deltas: list[Change], freezes: dict[str, Change]) -> list[Touch]:
         if change.status == "D" or change.path in frozen_sources:
             continue  # deletions: DL206; the X.json of a freeze: the freeze below
         if naming.is_frozen(change.path):
+            # one delta, two names (as for DL210): a trailer naming either owns it, also when
+            # it is created frozen (started and frozen before its first commit, named by the
+            # path start gave it)
+            names = frozenset({change.path, naming.unfrozen_name(change.path)})
             if change.path in freezes:
-                names = frozenset({change.path, naming.unfrozen_name(change.path)})
                 touches.append(Touch(change.path, "frozen", names))
             elif change.status == "A":
-                touches.append(Touch(change.path, "created", frozenset({change.path})))
+                touches.append(Touch(change.path, "created", names))
             continue  # a changed frozen file: DL207
         action = "created" if change.status == "A" else "modified"
         touches.append(Touch(change.path, action, frozenset({change.path})))
@@ -258,12 +283,15 @@ def _delta(
     change: Change,
     freezes: dict[str, Change],
     sha: str,
+    after: Snapshot,
 ) -> list[Finding]:
     if naming.is_frozen(change.path):
-        return _frozen(change, freezes, sha)
+        return _frozen(change, freezes, versions, sha)
     if change.status == "D":
         frozen_sources = {c.path for c in freezes.values()}
         if family.allow_delete or change.path in frozen_sources:
+            return []
+        if _kept_frozen(change, after):
             return []
         return [
             dl.DELTA_DELETED.finding(
@@ -275,7 +303,17 @@ def _delta(
     return []
 
 
-def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Finding]:
+def _kept_frozen(change: Change, after: Snapshot) -> bool:
+    """Whether the deleted X.json's bytes stay in the commit as X.frozen.json: the removal of
+    a twin (DL111) whose frozen side an earlier commit added, which completes that freeze and
+    loses nothing. Read only for such a deletion, rare."""
+    frozen = after.read(naming.frozen_name(change.path))
+    return isinstance(frozen, bytes) and frozen == change.old()
+
+
+def _frozen(
+    change: Change, freezes: dict[str, Change], versions: Versions, sha: str
+) -> list[Finding]:
     if change.status == "D":
         return [
             dl.FROZEN_CHANGED.finding(
@@ -298,12 +336,23 @@ def _frozen(change: Change, freezes: dict[str, Change], sha: str) -> list[Findin
     source = freezes.get(change.path)
     if source is None or source.old_blob == change.new_blob:
         return []
+    # An update and then the freeze, committed together (the handoff order of DeltaLayer's
+    # AGENTS.md snippet: update, freeze, commit once): judged as that update, by the rules every
+    # update answers to (DL204, DL205), on the frozen file.
+    assert source.old_blob is not None and change.new_blob is not None  # D X.json + A X.frozen
+    if (
+        versions.get(source.old_blob, source.old) is not None
+        and versions.get(change.new_blob, change.new) is not None
+    ):
+        return _content(replace(change, status="M", old_blob=source.old_blob), versions, sha)
     line = _difference_line(source.old(), change.new())
     return [
         dl.BAD_FREEZE.finding(
             change.path,
-            f"expected the bytes of {source.path} (deleted in this commit), "
-            + (f"found different bytes from line {line}" if line else "found different bytes"),
+            f"expected the bytes of {source.path} (deleted in this commit) or an update of "
+            "them, found different bytes"
+            + (f" from line {line}" if line else "")
+            + " that are not a delta to compare with it",
             line=line,
             commit=sha,
         )
@@ -492,8 +541,11 @@ def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
     if change.status == "A":
         return []
     old = change.old()
-    if old == b"":
-        return []  # nothing recorded yet, nothing to protect
+    if old == b"" and (mode == "append-only" or change.status == "D"):
+        # nothing recorded yet: deleting loses nothing, and append-only lets it grow. Read-only
+        # still refuses the first record: v0.2 never writes legacy history (init leaves the file
+        # empty), and readers list such a record after every delta, as the oldest history.
+        return []
     if change.status == "D":
         return [_rewritten(change.path, "found the file deleted", None, sha, mode)]
     if change.old_blob == change.new_blob:
@@ -511,7 +563,7 @@ def _legacy(mode: str, change: Change, sha: str) -> list[Finding]:
     if prefix < len(old):
         return [_rewritten(change.path, f"found line {line} changed", line, sha, mode)]
     added = new[len(old) :]
-    if not old.endswith(b"\n") and not added.startswith((b"\n", b"\r\n")):
+    if old and not old.endswith(b"\n") and not added.startswith((b"\n", b"\r\n")):
         return [
             _rewritten(
                 change.path,

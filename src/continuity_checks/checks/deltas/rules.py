@@ -222,7 +222,8 @@ DELTA_DELETED = rule(
     FAMILY,
     "delta deleted",
     """Every conversation leaves a delta, and deltas are history: they are not deleted (unless
-    deltas.allow-delete = true).""",
+    deltas.allow-delete = true). Freezing is no deletion: X.json removed as X.frozen.json
+    appears, or removed beside an X.frozen.json holding its very bytes (the twin of DL111).""",
     hint="restore the delta from the parent commit",
 )
 FROZEN_CHANGED = rule(
@@ -236,17 +237,23 @@ BAD_FREEZE = rule(
     "DL208",
     FAMILY,
     "frozen delta appeared with bytes other than its X.json",
-    """A .frozen.json appears either as a new file or by renaming X.json with identical bytes; a
-    freeze that also edits the content hides the edit in the rename.""",
-    hint="freeze with `continuity delta freeze`, and commit content changes separately",
+    """A .frozen.json appears either as a new file or by renaming X.json: with identical bytes, or
+    with those of an update of X.json made before the freeze and committed with it (DeltaLayer's
+    handoff order: update, freeze, commit), which is judged as that update (DL204, DL205). Bytes
+    that cannot be compared with X.json as an update (either side is not a delta) would hide
+    their change in the rename.""",
+    hint="freeze with `continuity delta freeze` a delta that parses, and commit a repair of its "
+    "content separately",
 )
 LEGACY_REWRITTEN = rule(
     "DL209",
     FAMILY,
     "legacy history rewritten",
-    """.deltalayer/changes.jsonl is read-only history once it has content (deltas.legacy =
-    "read-only", the default) or may only grow at its end (deltas.legacy = "append-only": the old
-    bytes are a prefix of the new). Editing, reordering or deleting records rewrites history.""",
+    """.deltalayer/changes.jsonl is read-only history (deltas.legacy = "read-only", the default:
+    a file added with its v0 records is kept as it is, and the empty file init leaves stays
+    empty) or may only grow at its end (deltas.legacy = "append-only": the old bytes are a prefix
+    of the new). Editing, reordering or deleting records rewrites history; a record written into
+    the file under v0.2 is read after every delta, as older than all of them.""",
     hint="restore the file from the parent commit; new history goes into Conversation Deltas",
 )
 SEVERAL_CONVERSATIONS = rule(
@@ -278,4 +285,16 @@ OTHER_IDENTITY = rule(
         "your own (continuity delta start), or list your identity in "
         "[tool.continuity.deltas] owner-allowed if it may change any delta"
     ),
+)
+SYMLINK = rule(
+    "DL212",
+    FAMILY,
+    "delta or legacy history committed as a symlink",
+    """A Conversation Delta and the legacy changes.jsonl are regular files. Committed as a symlink,
+    their content lives in the file the link names: readers (and continuity check) follow the
+    link, but a commit that edits that file changes no delta path, so DL204-DL209 never see the
+    change: a frozen delta could be rewritten, a delta's started_at or source changed, legacy
+    history edited, each commit passing. continuity delta skips a delta that leads outside
+    .deltalayer/changes.""",
+    hint="commit the file itself in place of the link",
 )
