@@ -219,3 +219,20 @@ def test_history_findings_on_one_line_stay_distinct_alerts_in_code_scanning(
     assert [r["partialFingerprints"] for r in runs[1]] == [
         r["partialFingerprints"] for r in results
     ]
+
+
+def test_sarif_says_how_many_findings_the_limits_left_out(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``max-findings`` caps what is shown: the text summary and JSON's ``summary.not_shown``
+    said how many were left out, SARIF said nothing, so code scanning showed 2 of 9 as if all."""
+    repo.write({".continuity.toml": "[limits]\nmax-findings = 2\n"})
+    monkeypatch.chdir(repo.path)
+    capsys.readouterr()
+    assert main(["check", "--all", "--format", "sarif"]) == 1
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert len(run["results"]) == 2
+    assert run["properties"]["not_shown"] == len(ODD) + 1 - 2
+    (notification,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert notification["level"] == "warning"
+    assert notification["message"]["text"].startswith(f"{len(ODD) + 1 - 2} findings not shown")

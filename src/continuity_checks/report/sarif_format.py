@@ -83,17 +83,25 @@ def render(report: Report, *, color: bool = False) -> str:
     index = {r.id: i for i, r in enumerate(rules)}
     baselined = report.baselined is not None
     run: dict[str, Any] = {}
-    if baselined or report.suppressed:
+    not_shown = report.not_shown
+    if baselined or report.suppressed or not_shown:
         # what the run found and left out of the results: counted, never silently dropped
-        run["properties"] = {"suppressed": report.suppressed, "baselined": report.baselined or 0}
-    if report.notes:  # what the text format's note lines say (files given and not checked)
+        run["properties"] = {
+            "suppressed": report.suppressed,
+            "baselined": report.baselined or 0,
+            "not_shown": not_shown,
+        }
+    notifications = [{"level": "note", "message": {"text": note}} for note in report.notes]
+    if not_shown:  # the limits cut the results: said where code scanning shows the run's state
+        text = (
+            f"{not_shown} finding{'s' if not_shown != 1 else ''} not shown: at most "
+            f"{report.max_per_file} per file and {report.max_total} in all ([limits] "
+            "max-findings-per-file and max-findings)"
+        )
+        notifications.append({"level": "warning", "message": {"text": text}})
+    if notifications:  # the text format's notes (files given and not checked), and the above
         run["invocations"] = [
-            {
-                "executionSuccessful": True,
-                "toolExecutionNotifications": [
-                    {"level": "note", "message": {"text": note}} for note in report.notes
-                ],
-            }
+            {"executionSuccessful": True, "toolExecutionNotifications": notifications}
         ]
     document = {
         "$schema": SCHEMA,
