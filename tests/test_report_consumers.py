@@ -236,3 +236,25 @@ def test_sarif_says_how_many_findings_the_limits_left_out(
     (notification,) = run["invocations"][0]["toolExecutionNotifications"]
     assert notification["level"] == "warning"
     assert notification["message"]["text"].startswith(f"{len(ODD) + 1 - 2} findings not shown")
+
+
+def test_github_format_says_when_annotations_go_past_what_a_step_shows(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """GitHub shows 10 error annotations of a step and drops the rest unsaid: with 11 errors a
+    notice says how many there are and that the log has them all; with 10, no notice."""
+    repo.write({f"more{i}/SHA256SUMS": SUMS for i in range(2)})  # 8 + 1 + 2 = 11 PV103
+    monkeypatch.chdir(repo.path)
+    capsys.readouterr()
+    assert main(["check", "--all", "--format", "github"]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert sum(line.startswith("::error ") for line in lines) == 11
+    (notice,) = [line for line in lines if line.startswith("::notice")]
+    assert notice == (
+        "::notice title=continuity::11 errors, 0 warnings: GitHub shows at most 10 annotations "
+        "of each kind for a step; the log above has every one"
+    )
+    (repo.path / "more1" / "SHA256SUMS").unlink()
+    capsys.readouterr()
+    assert main(["check", "--all", "--format", "github"]) == 1
+    assert not [line for line in capsys.readouterr().out.splitlines() if "::notice" in line]
