@@ -6,6 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
+import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +53,11 @@ BAD: list[tuple[str, dict[str, bytes | str], list[Row]]] = [
     ("PV102 one space then nothing", sums_file(f"{HA}  a.txt\n{HB} \n"), [("PV102", SUMS, 2)]),
     ("PV102 md5 tag", sums_file(f"{HA}  a.txt\nMD5 (a.txt) = {HA[:32]}\n"), [("PV102", SUMS, 2)]),
     ("PV102 unknown escape", sums_file(f"\\{HA}  a\\t.txt\n"), [("PV102", SUMS, 1)]),
-    ("PV102 tab separator", sums_file(f"{HA}\ta.txt\n"), [("PV102", SUMS, 1)]),
+    ("PV102 sha256 -r line after a GNU line", sums_file(f"{HA}  a.txt\n{HB} dir/b.txt\n"),
+     [("PV102", SUMS, 2)]),
+    ("PV103 GNU line after sha256 -r lines names a leading space",
+     sums_file(f"{HA} a.txt\n{HB}  dir/b.txt\n"), [("PV103", SUMS, 2)]),
+    ("PV102 bsd digest followed by a blank", sums_file(f"SHA256 (a.txt) = {HA} \n"), [("PV102", SUMS, 1)]),
     ("PV103 missing", sums_file(f"{HA}  a.txt\n{HB}  dir/gone.txt\n"), [("PV103", SUMS, 2)]),
     ("PV104 changed byte", {**sums_file(f"{HA}  a.txt\r\n{HB}  dir/b.txt\r\n"), "dir/b.txt": b"beta\n"},
      [("PV104", SUMS, 2)]),
@@ -93,6 +101,8 @@ GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
     ("binary marker and upper-case hex", sums_file(f"{HA.upper()} *a.txt\n")),
     ("bsd tag forms", sums_file(f"SHA256 (a.txt) = {HA}\nSHA256(dir/b.txt)= {HB}\n")),
     ("bsd -r single space", sums_file(f"{HA} a.txt\n")),
+    ("blanks before the digest", sums_file(f"  {HA}  a.txt\n\t\\{HB}  dir/b.txt\n")),
+    ("tab separators", sums_file(f"{HA}\ta.txt\n{HB}\tdir/b.txt\nSHA256 ({ODD})\t=\t{HODD}\n")),
     ("comments and blank lines", sums_file(f"# evidence\n\n{HA}  a.txt\n   \n")),
     ("escaped backslash-free line", sums_file(f"\\{HA}  a.txt\n")),
     ("escaped newline in a name", {**FILES, "new\nline.txt": A, SUMS: f"\\{HA}  new\\nline.txt\n"}),
@@ -253,6 +263,45 @@ def test_dsh_mutations_are_caught(tmp_path: Path, run_json: RunCLI, mutation: st
 def test_line_forms(line: str, path: str, binary: bool) -> None:
     entry = sums.parse_line(line, 7)
     assert entry == sums.Entry(7, HA, path, binary)
+
+
+_NAMES = ["a", "b", " a", "*a", "a ", "a\\b", "x y", "(p)", "a)b"]
+
+
+def _listing(seed: int) -> bytes:
+    """A listing mixing every line form with blanks, tabs, escapes, upper case and bad lines."""
+    rnd = random.Random(seed)
+    lines = []
+    for _ in range(rnd.randint(1, 5)):
+        name, lead = rnd.choice(_NAMES), rnd.choice(["", "", " ", "\t", "\\"])
+        digest = rnd.choice([HA, HA.upper(), HA[:63]])
+        if rnd.random() < 0.2:
+            blank = ["", " ", "\t"]
+            tag = f"SHA256{rnd.choice([' ', ''])}({name}){rnd.choice(blank)}={rnd.choice(blank)}"
+            lines.append(lead + tag + rnd.choice([digest, digest + " "]))
+        else:
+            lines.append(lead + digest + rnd.choice(["  ", " *", " ", "\t", "\t ", "   "]) + name)
+    eol = rnd.choice(["\n", "\r\n"])
+    return (eol.join(lines) + rnd.choice([eol, ""])).encode()
+
+
+@pytest.mark.skipif(shutil.which("sha256sum") is None, reason="needs GNU sha256sum")
+def test_listings_are_read_as_sha256sum_reads_them(tmp_path: Path) -> None:
+    """Which lines are checksum lines, and which files they name, as `sha256sum -c` says."""
+    write_tree(tmp_path, dict.fromkeys(_NAMES, A))
+    for seed in range(80):
+        data = _listing(seed)
+        (tmp_path / "L").write_bytes(data)
+        gnu = subprocess.run(
+            ["sha256sum", "-c", "--warn", "L"], cwd=tmp_path, capture_output=True, text=True
+        )
+        parsed = sums.parse(data)
+        assert [m.line for m in parsed.malformed] == [
+            int(n) for n in re.findall(r"L: (\d+): improperly", gnu.stderr)
+        ], data
+        named = [line[: -len(": OK")] for line in gnu.stdout.splitlines() if line.endswith(": OK")]
+        assert [e.path for e in parsed.entries if e.path in _NAMES] == named, data
+        assert len(parsed.entries) == len(gnu.stdout.splitlines()), data
 
 
 @pytest.mark.parametrize("path", ["a.txt", "with space/é.txt", "back\\slash", "new\nline", "cr\rx"])

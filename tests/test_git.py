@@ -255,6 +255,7 @@ def test_commit_fields(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
         "committer_name": "Cid Committer",
         "committer_email": "cid@example.invalid",
         "committer_date": "2026-09-22T01:02:03+00:00",
+        "message": "x\n",
     }
     assert plain.fields == {} and plain[:3] == commit[:3]
 

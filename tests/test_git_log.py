@@ -187,6 +187,7 @@ def test_the_recording_parses_as_expected() -> None:
         "committer_name": "Cid Committer",
         "committer_email": "cid@example.invalid",
         "committer_date": "2026-09-21T12:47:27-01:30",
+        "message": f"root: odd paths\n\nContinuity-Delta: {DELTA}\n",  # the whole message
     }
     empty, changes = by_subject["empty, with trailers"]
     assert changes == []

@@ -185,3 +185,18 @@ def test_lines_are_what_gnu_sha256sum_writes_and_reads(
     assert [(e.path, e.digest) for e in parsed.entries] == [
         (e.path, e.digest) for e in sums.parse(ours).entries
     ]
+
+
+def test_adds_to_sha256_r_lines_in_their_form(
+    tree: Path, capsys: pytest.CaptureFixture[str], run_json: RunCLI
+) -> None:
+    # after `sha256 -r` lines sha256sum -c reads "<hex>  b" as the path " b": the new line must
+    # be single-space too, or the listing pins a file that is not there
+    (tree / "SHA256SUMS").write_text(f"{HA} a.txt\n", encoding="utf-8")
+    code, out, _ = run(capsys, "dir/b b.txt")
+    assert code == 0 and "added" in out
+    assert (tree / "SHA256SUMS").read_text(encoding="utf-8") == f"{HA} a.txt\n{HB} dir/b b.txt\n"
+    assert run_json("check", "--all", "--root", str(tree))[1]["findings"] == []
+    if shutil.which("sha256sum"):
+        checked = subprocess.run(["sha256sum", "-c", "--strict", "SHA256SUMS"], cwd=tree)
+        assert checked.returncode == 0

@@ -393,6 +393,19 @@ def test_corpus_mutation_foreign_commit_in_a_session_is_caught(
     assert (code, sorted(found)) == (0, [("SS203", "."), ("SS204", ".")])
 
 
+def test_corpus_mutation_multi_line_message_in_a_session_is_caught(
+    corpus: Path, run_json: RunCLI
+) -> None:
+    """[31] OpenProgram's commit messages are one line: a body after a known subject (which git's
+    subject alone does not show) is SS204, the same commit with its subject alone passes."""
+    session = corpus / ".openprogram/sessions/local_3f9a1c0d2e"
+    _git(session, "add", "-A")  # the post-commit metadata writes
+    _git(session, *OPENPROGRAM, *PLAIN, "commit", "-q", "-m", "rewind", "-m", "by hand")
+    assert verify(run_json, session) == (0, [("SS204", ".")])
+    _git(session, *OPENPROGRAM, *PLAIN, "commit", "-q", "--amend", "-m", "rewind")
+    assert verify(run_json, session) == (0, [])
+
+
 def test_corpus_mutation_empty_commit_in_a_session_is_caught(
     corpus: Path, run_json: RunCLI
 ) -> None:

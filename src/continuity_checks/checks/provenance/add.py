@@ -97,7 +97,8 @@ def _add_locked(
         assert isinstance(digest, Digest)
         known = listed_now.get(path)
         if known is None:
-            result.lines.append(sums.format_line(digest.hex, _written(path, target, relative_to)))
+            written = _written(path, target, relative_to)
+            result.lines.append(sums.format_line(digest.hex, written, parsed.single_space))
         elif known.digest == digest.hex:
             result.unchanged.append(path)
         else:

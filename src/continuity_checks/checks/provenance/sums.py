@@ -3,7 +3,9 @@
 Forms (one per line; a file may mix them):
 
 - GNU text ``<hex>  <path>`` and binary ``<hex> *<path>``; the single-space form
-  ``<hex> <path>`` of ``sha256 -r`` (BSD) is read as ``sha256sum -c`` reads it;
+  ``<hex> <path>`` of ``sha256 -r`` (BSD) is read as ``sha256sum -c`` reads it: only in a file
+  whose earlier lines are not GNU's, and then the rest after the one blank is the path
+  (:class:`Forms`); spaces and tabs before a line are skipped, and a tab separates like a space;
 - GNU escaped lines: a leading ``\\`` says the path is escaped, ``\\\\`` for a backslash, ``\\n``
   for a newline and ``\\r`` for a carriage return (coreutils 9 also escapes CR); any other escape
   makes the line unusable, as it does for ``sha256sum -c``;
@@ -65,6 +67,8 @@ class Parsed:
     crlf: bool
     """Whether the file's first line ending is CRLF (new lines are written the same way)."""
     final_newline: bool
+    single_space: bool = False
+    """Whether the file's lines are ``sha256 -r``'s ``<hex> <path>`` (new lines are written so)."""
 
 
 def parse(data: bytes) -> Parsed:
@@ -74,6 +78,7 @@ def parse(data: bytes) -> Parsed:
     lines = data.split(b"\n")
     if result.final_newline or not data:
         lines.pop()  # the empty rest after the last newline
+    forms = Forms()
     for index, raw in enumerate(lines):
         number = index + 1
         if raw.endswith(b"\r"):
@@ -91,19 +96,36 @@ def parse(data: bytes) -> Parsed:
             continue
         if not text.strip() or text.startswith("#"):
             continue
-        found = parse_line(text, number)
+        found = parse_line(text, number, forms)
         if isinstance(found, Entry):
             result.entries.append(found)
         else:
             result.malformed.append(found)
+    result.single_space = bool(forms.single_space)
     return result
 
 
-def parse_line(text: str, number: int) -> Entry | Malformed:
-    """One line (without its line ending) as an :class:`Entry`, or why it is not one."""
-    escaped = text.startswith("\\")
-    body = text[1:] if escaped else text
-    offset = 2 if escaped else 1  # the column of body[0]
+class Forms:
+    """What earlier lines of one file said about its form: ``sha256sum -c`` reads a file's
+    single-space lines (``sha256 -r``: ``<hex> <path>``) only when no earlier line was GNU's
+    ``<hex>  <path>``/``<hex> *<path>``, and after a single-space line it reads everything after
+    the one blank as the path (``<hex>  a`` names `` a``): coreutils' ``bsd_reversed``."""
+
+    def __init__(self) -> None:
+        self.single_space: bool | None = None
+
+
+_BLANKS = " \t"  # coreutils' ISWHITE: the blanks before the digest, after it, around BSD's =
+
+
+def parse_line(text: str, number: int, forms: Forms | None = None) -> Entry | Malformed:
+    """One line (without its line ending) as an :class:`Entry`, or why it is not one; ``forms``
+    carries what the file's earlier lines decided (a fresh one for a line on its own)."""
+    forms = forms if forms is not None else Forms()
+    start = len(text) - len(text.lstrip(_BLANKS))  # sha256sum -c skips leading blanks
+    escaped = text[start : start + 1] == "\\"
+    body = text[start + 1 :] if escaped else text[start:]
+    offset = start + (2 if escaped else 1)  # the column of body[0]
     after_tag = body[len(_BSD_TAG) :]
     if body.startswith(_BSD_TAG) and (after_tag.startswith(" (") or after_tag.startswith("(")):
         return _bsd(body, escaped, offset, number)
@@ -119,16 +141,32 @@ def parse_line(text: str, number: int) -> Entry | Malformed:
             number, offset, f"expected 64 hex digits (a SHA-256) at the start, found {found}"
         )
     rest = body[64:]
-    if not rest.startswith(" "):
+    if rest[:1] not in tuple(_BLANKS) or len(rest) < 2:
+        if rest[:1] in tuple(_BLANKS):
+            return Malformed(number, offset + len(body), "expected a path after the digest")
         return Malformed(
             number,
             offset + 64,
             f"expected two spaces or ' *' after the digest, found {_first(rest)}",
         )
-    binary = rest.startswith(" *")
-    path = rest[2:] if rest[1:2] in (" ", "*") else rest[1:]
-    if not path:
-        return Malformed(number, offset + len(body), "expected a path after the digest")
+    rest = rest[1:]
+    binary = False
+    if len(rest) == 1 or rest[0] not in " *":
+        if forms.single_space is False:
+            return Malformed(
+                number,
+                offset + 65,
+                "expected two spaces or ' *' after the digest, as on the file's earlier lines "
+                f"(sha256sum -c skips a single-space line after them), found {_first(rest)}",
+            )
+        forms.single_space = True
+        path = rest
+    elif forms.single_space:
+        path = rest  # after sha256 -r lines, the blank or * is the path's first character
+    else:
+        forms.single_space = False
+        binary = rest[0] == "*"
+        path = rest[1:]
     if escaped:
         unescaped = unescape(path)
         if unescaped is None:
@@ -145,15 +183,15 @@ def _bsd(body: str, escaped: bool, offset: int, number: int) -> Entry | Malforme
     if close < start:
         return Malformed(number, offset + len(body), "expected `) = <hex>` after the path")
     after = body[close + 1 :]
-    stripped = after.lstrip(" ")
+    stripped = after.lstrip(_BLANKS)
     if not stripped.startswith("="):
         return Malformed(
             number, offset + close + 1, f"expected ` = ` after the path, found {_first(after)}"
         )
-    hex_text = stripped[1:].strip(" ")
+    hex_text = stripped[1:].lstrip(_BLANKS)  # nothing may follow the digest, as for sha256sum -c
     digest = parse_digest(hex_text)
-    if digest is None or hex_text.startswith("sha256:"):
-        column = offset + len(body) - len(stripped[1:].lstrip(" "))
+    if digest is None or hex_text.startswith("sha256:") or len(hex_text) != 64:
+        column = offset + len(body) - len(hex_text)
         return Malformed(number, column, f"expected 64 hex digits, found {_first(hex_text)}")
     path = body[start:close]
     if not path:
@@ -201,10 +239,13 @@ def unescape(path: str) -> str | None:
     return "".join(out)
 
 
-def format_line(digest: str, path: str) -> str:
+def format_line(digest: str, path: str, single_space: bool = False) -> str:
     """The GNU text-mode line for ``path`` (without a line ending), escaped as coreutils writes
-    it when the path holds a backslash, a newline or a carriage return."""
+    it when the path holds a backslash, a newline or a carriage return; ``single_space`` writes
+    ``sha256 -r``'s ``<hex> <path>`` for a file of such lines, where sha256sum -c would read a
+    two-space line's path with a leading blank."""
+    separator = " " if single_space else "  "
     if any(c in path for c in "\\\n\r"):
         escaped = path.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
-        return f"\\{digest}  {escaped}"
-    return f"{digest}  {path}"
+        return f"\\{digest}{separator}{escaped}"
+    return f"{digest}{separator}{path}"

@@ -19,7 +19,9 @@ DECLARATION = Declaration(
     ),
     hook_id="check-openprogram-sessions",
     options=("path-map",),
-    fields=frozenset({"author_name", "author_email", "committer_name", "committer_email"}),
+    fields=frozenset(
+        {"author_name", "author_email", "committer_name", "committer_email", "message"}
+    ),
     every_commit=True,
     # names seen and turns pending since the last turn commit: a sharded verify replays the
     # commits before the shard (see SessionsFamily.history_needed)

@@ -128,7 +128,7 @@ def check_meta(value: object, at: At, file: FileInput) -> list[Finding]:
         )
     count = value.get("_title_gen_count")
     if (
-        isinstance(count, int)
+        isinstance(count, (int, float))  # 2.0 passes the schema's integer 0..5: judge it too
         and not isinstance(count, bool)
         and count >= 1
         and value.get("_auto_titled") is not True

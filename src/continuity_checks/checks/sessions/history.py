@@ -156,6 +156,16 @@ class History:
                     commit=sha,
                 )
             )
+        lines = fields.get("message", "").rstrip("\n").count("\n") + 1
+        if has_message and commit.parents and lines > 1:  # [31] "(non-empty, single line)"
+            findings.append(
+                ss.SESSION_SUBJECT.finding(
+                    ".",
+                    f"expected a one-line message, as OpenProgram commits, found {lines} lines "
+                    f"under {quote(subject)}",
+                    commit=sha,
+                )
+            )
         known = set(self.pending)
         for change in context.changes:
             if change.status == "D":

@@ -1099,8 +1099,10 @@ class Registries:
                     )
             if isinstance(created, (int, float)) and now - created > HOUR and directory:
                 listing = self._history(directory)
+                # GC deletes a home-root entry whose directory is gone (no history/ either);
+                # a location that leads nowhere is "unreachable", which GC skips
                 if (
-                    self.snapshot.exists(directory)
+                    (self.snapshot.exists(directory) or sid not in located_dirs)
                     and (
                         isinstance(listing, Unreadable)
                         or not any(n.endswith(".json") for n in listing)

@@ -26,6 +26,7 @@ FIELDS: Mapping[str, str] = MappingProxyType(
         "committer_name": "%cn",
         "committer_email": "%ce",
         "committer_date": "%cI",
+        "message": "%B",  # the whole message, for a family that requires a single line
     }
 )
 
