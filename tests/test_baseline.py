@@ -379,7 +379,11 @@ def test_sarif_and_github_say_what_the_baseline_hid(
     repo.write({"PROVENANCE.sha256": f"{H_ALPHA}  lost.txt\n"})
     code, out, _ = run(capsys, "check", "--all", "--root", root, "--format", "sarif")
     run_ = json.loads(out)["runs"][0]
-    assert code == 1 and run_["properties"] == {"suppressed": 0, "baselined": 1}
+    assert code == 1 and run_["properties"] == {
+        "suppressed": 0,
+        "baselined": 1,
+        "not_shown": 0,
+    }
     assert [(r["ruleId"], r["baselineState"]) for r in run_["results"]] == [("PV103", "new")]
     code, out, _ = run(capsys, "check", "--all", "--root", root, "--format", "github")
     assert code == 1 and out.count("::error ") == 1

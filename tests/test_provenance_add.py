@@ -48,7 +48,7 @@ def test_adds_gnu_lines_that_check_passes(
     assert text == (f"{HA}  a.txt\n{HB}  dir/b b.txt\n{HZ}  лайв.md\n")
     assert run_json("check", "--all", "--root", str(tree)) == (
         0,
-        {"format_version": 1, "findings": [],
+        {"format_version": 1, "findings": [], "notes": [],
          "summary": {"files": 1, "commits": 0, "errors": 0, "warnings": 0, "not_shown": 0,
                      "suppressed": 0, "baselined": None}},
     )  # fmt: skip

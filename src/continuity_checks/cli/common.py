@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -169,7 +170,12 @@ def load_config(root: Path, config_path: Path | None) -> Config:
 def emit(report: Report, fmt: str, *, quiet: bool = False, no_color: bool = False) -> int:
     """Print the report; the exit code: 1 when any error-severity finding, else 0."""
     color = fmt == "text" and use_color(sys.stdout, no_color)
-    sys.stdout.write(encodable(render(report, fmt, color=color, quiet=quiet)))
+    # a reader that stopped (| head): the exit code still says what was found, as when the pipe
+    # closes after the write (cli.run's flush); the unwritten rest is dropped there
+    text = render(report, fmt, color=color, quiet=quiet)
+    with contextlib.suppress(BrokenPipeError):
+        if text:  # -q on a clean run: nothing, which even a full stdout takes
+            sys.stdout.write(encodable(text))
     return report.exit_code
 
 

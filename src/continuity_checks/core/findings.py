@@ -92,10 +92,11 @@ class Report:
         unique = self._unique()
         return [unique[key] for key in sorted(unique, key=lambda k: (k[0], k[1]))]
 
-    def sorted_findings(self) -> list[Finding]:
+    def sorted_findings(self, *, printable: bool = True) -> list[Finding]:
         """The findings to show, each once, in a deterministic order (history order of commits,
         then path, position, rule and message): at most ``max_per_file`` for one path and
-        ``max_total`` in all (:attr:`not_shown` counts the others)."""
+        ``max_total`` in all (:attr:`not_shown` counts the others). ``printable`` False keeps
+        their text as found (a path's undecodable bytes: for a reporter that encodes them)."""
         unique = self._unique()
         shown: list[Finding] = []
         per_path: dict[str, int] = {}
@@ -105,7 +106,7 @@ class Report:
             if count >= self.max_per_file or len(shown) >= self.max_total:
                 continue
             per_path[finding.path] = count + 1
-            shown.append(_printable(finding))
+            shown.append(printable_finding(finding) if printable else finding)
         return shown
 
     @property
@@ -147,7 +148,8 @@ def escaped(text: str) -> str:
     return text
 
 
-def _printable(finding: Finding) -> Finding:
+def printable_finding(finding: Finding) -> Finding:
+    """``finding`` with its path, message and hint :func:`escaped`."""
     path, message, hint = escaped(finding.path), escaped(finding.message), finding.hint
     hint = escaped(hint) if hint is not None else None
     if (path, message, hint) == (finding.path, finding.message, finding.hint):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from continuity_checks.core.findings import Finding, Report
-from continuity_checks.report.text_format import summary
+from continuity_checks.report.text_format import one_line, summary
 
 
 def _data(text: str) -> str:
@@ -29,8 +29,20 @@ def annotation(finding: Finding) -> str:
     return f"::{finding.severity.value} {','.join(props)}::{_data(message)}"
 
 
+#: Annotations of one kind (error, warning, notice) GitHub shows for a step; the rest are in the
+#: log only, dropped from the run's page without a word
+PER_STEP = 10
+
+
 def render(report: Report, *, color: bool = False) -> str:
     lines = [annotation(f) for f in report.sorted_findings()]
-    lines.extend(report.notes)
+    errors, warnings = report.errors, report.warnings
+    if errors > PER_STEP or warnings > PER_STEP:
+        lines.append(
+            f"::notice title=continuity::{errors} error{'s' if errors != 1 else ''}, {warnings} "
+            f"warning{'s' if warnings != 1 else ''}: GitHub shows at most {PER_STEP} annotations "
+            "of each kind for a step; the log above has every one"
+        )
+    lines.extend(one_line(note) for note in report.notes)  # never a command of their own
     lines.append(summary(report))
     return "\n".join(lines) + "\n"

@@ -1,4 +1,6 @@
-"""``{"format_version": 1, "findings": [...], "summary": {...}}``: sorted, deterministic."""
+"""``{"format_version": 1, "findings": [...], "notes": [...], "summary": {...}}``: sorted,
+deterministic. ``notes`` are the lines the text format prints between the findings and the
+summary (files given that were not checked, a shard's commits): never only in one format."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ def render(report: Report, *, color: bool = False) -> str:
     document = {
         "format_version": 1,
         "findings": [f.to_dict() for f in report.sorted_findings()],
+        "notes": list(report.notes),
         "summary": {
             "files": report.files,
             "commits": report.commits,

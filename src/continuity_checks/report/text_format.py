@@ -6,9 +6,23 @@ from continuity_checks.core.findings import Finding, Report, Severity
 
 _RED, _YELLOW, _BOLD, _RESET = "\033[31m", "\033[33m", "\033[1m", "\033[0m"
 
+#: control characters as C escapes (``\n``, ``\x1b``), as git quotes a file name holding them
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F]} | {
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+}
+
+
+def one_line(text: str) -> str:
+    """``text`` (a file name, a note naming files) on one line and without terminal escapes: a
+    line break in a name would start a line of its own, read as a finding's line, or in a
+    GitHub log as a workflow command (``::stop-commands::`` silences every annotation after it)."""
+    return text.translate(_CONTROL)
+
 
 def location(finding: Finding) -> str:
-    parts = [finding.path]
+    parts = [one_line(finding.path)]
     if finding.line is not None:
         parts.append(str(finding.line))
         if finding.column is not None:
@@ -21,15 +35,16 @@ def line(finding: Finding, *, color: bool) -> str:
     if color:
         tint = _RED if finding.severity is Severity.ERROR else _YELLOW
         rule = f"{tint}{_BOLD}{rule}{_RESET}"
-    text = f"{location(finding)}: {rule} {finding.message}"
+    # a message or hint may quote a file name as found: one_line keeps it on its finding's line
+    text = f"{location(finding)}: {rule} {one_line(finding.message)}"
     if finding.severity is Severity.WARNING:
         text += " (warning)"
     if finding.pointer:
-        text += f" [at {finding.pointer}]"
+        text += f" [at {one_line(finding.pointer)}]"
     if finding.commit:
         text += f" [commit {finding.commit[:12]}]"
     if finding.hint:
-        text += f"\n    hint: {finding.hint}"
+        text += f"\n    hint: {one_line(finding.hint)}"
     return text
 
 
@@ -70,6 +85,6 @@ def render(report: Report, *, color: bool = False, quiet: bool = False) -> str:
         errors = [f for f in report.sorted_findings() if f.severity is Severity.ERROR]
         return "".join(line(f, color=color) + "\n" for f in errors)
     lines = [line(f, color=color) for f in report.sorted_findings()]
-    lines.extend(report.notes)
+    lines.extend(one_line(note) for note in report.notes)
     lines.append(summary(report))
     return "\n".join(lines) + "\n"
