@@ -71,6 +71,21 @@ def test_sarif_uris_resolve_to_the_files_found_whatever_their_names(
     assert len(uris) == len(expected)
 
 
+def test_sarif_describes_the_base_its_uris_resolve_against(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--root`` inside a repository the URIs are relative to the repository's top (the
+    test above), and %SRCROOT%'s description says so: a consumer who sets it reads it there."""
+    monkeypatch.chdir(repo.path.parent)
+    capsys.readouterr()
+    assert main(["check", "--all", "--root", str(repo.path / "sub"), "--format", "sarif"]) == 1
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    described = run["originalUriBaseIds"]["%SRCROOT%"]["description"]["text"]
+    assert described.startswith("the top of the git repository")
+    uri = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert resolved(repo.path, uri) == repo.path / "sub" / "SHA256SUMS"
+
+
 #: a directory name that, printed raw, starts a line with a workflow command
 INJECTED = "d\n::stop-commands::token"
 

@@ -13,6 +13,13 @@ from continuity_checks.core.findings import Finding, Report, escaped, printable_
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
+# what the paths are relative to, as every format reports them
+SRCROOT = (
+    "the top of the git repository that holds the checked root (the checked root itself when it "
+    "is not in a git repository)"
+)
+
+
 def uri(path: str) -> str:
     """``path`` (root-relative, ``/`` separators) as the relative URI reference SARIF requires
     (§3.10.2): percent-encoded as UTF-8 but for ``/`` and the unreserved characters, so that a
@@ -127,7 +134,7 @@ def render(report: Report, *, color: bool = False) -> str:
                     }
                 },
                 "columnKind": "unicodeCodePoints",
-                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "the checked root"}}},
+                "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": SRCROOT}}},
                 "results": [
                     _result(f, index, baselined, print_)
                     for f, print_ in zip(shown, _fingerprints(shown), strict=True)
