@@ -200,6 +200,8 @@ def test_a_shallow_clone_names_no_creator_for_what_it_cannot_see(
     assert main(["check", "--staged"]) == 1
     text = capsys.readouterr().out
     assert "cannot be told" in text and "git fetch --unshallow" in text, text
+    # the hint is the way out of a missing history, not the takeover's
+    assert "bring in the history that created the delta" in text, text
 
 
 @pytest.mark.slow

@@ -177,6 +177,7 @@ class Owners:
                             f"{unknown.action} by {unknown.recorded} cannot be told (in a "
                             "shallow clone, `git fetch --unshallow` brings the history in)",
                             commit=unknown.commit.sha,
+                            hint=UNKNOWN_OWNER_HINT,
                         ),
                     )
                 )
@@ -198,6 +199,14 @@ class Owners:
                 )
         self._unknown = []
         return results
+
+
+# the rule's own hint is for a takeover; here nothing says there was one, only that the history
+# that would tell is missing
+UNKNOWN_OWNER_HINT = (
+    "bring in the history that created the delta (`git fetch --unshallow` in a shallow clone, "
+    "or a checkout with fetch-depth: 0), then run again"
+)
 
 
 def _finding(path: str, action: str, recorded: str, creator: _Creator, sha: str) -> Finding:
