@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from continuity_checks import checks
+from continuity_checks import checks, commit_state
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config, ConfigError
@@ -679,17 +679,28 @@ def _walk(
             too_large.append(sha)
         return data
 
+    # the last good version of each claimed path whose version at some commit was not good
+    # (broken, a symlink, deleted): (path, that version) -> the good one before it, or None
+    remembered: dict[tuple[str, str | None], str | None] = {}
+
     def judge(
         commit: Commit, raw_changes: list[RawChange], wanted: Sequence[int], out: list[Finding]
     ) -> None:
-        """The findings of the families ``wanted`` on one commit, added to ``out``."""
+        """The findings of the families ``wanted`` on one commit, added to ``out``: each claimed
+        change from the last good version of its path."""
         changes: list[list[Change]] = [[] for _ in families]
         for c in raw_changes:
             gitlink = GITLINK in (c.old_mode, c.new_mode)
-            for index, kind in owners(c.path):
+            found = owners(c.path)
+            if not found:
+                continue
+            old, status = last_good(remembered, c)
+            if old == c.new_blob:
+                continue  # back to the last good version: nothing the rules compare changed
+            for index, kind in found:
                 if not gitlink or see_gitlinks[index]:
                     changes[index].append(
-                        Change(c.path, kind, c.status, c.old_blob, c.new_blob, read, c.new_mode)
+                        Change(c.path, kind, status, old, c.new_blob, read, c.new_mode)
                     )
         trees: tuple[CommitTree, CommitTree] | None = None
         others: tuple[CommitTree, ...] = ()  # a merge's other parents
@@ -697,12 +708,37 @@ def _walk(
             if not (changes[index] or every_commit[index]):
                 continue
             if trees is None:
-                parent = commit.parents[0] if commit.parents else None
-                trees = (CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit))
+                trees = commit_trees(commit)
                 others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
             context = CommitContext(commit, changes[index], *trees, raw_changes, others)
             for finding in families[index].check_commit(context):
                 out.append(rewrite_hint(finding, commit))
+
+    def commit_trees(commit: Commit) -> tuple[CommitTree, CommitTree]:
+        parent = commit.parents[0] if commit.parents else None
+        return CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit)
+
+    def state(commit: Commit, raw_changes: list[RawChange], out: list[Finding]) -> None:
+        """The errors the commit leaves in its tree, added to ``out`` (each once: not where a
+        history rule already reported the same rule at the same path), and what it leaves
+        for :func:`last_good`."""
+        changed = [
+            (
+                c.path,
+                c.new_mode or None,
+                read(c.new_blob) if owners(c.path) and c.new_blob else None,
+            )
+            for c in raw_changes
+        ]
+        left = commit_state.leaves(families, owners, config, *commit_trees(commit), changed)
+        if left.findings:
+            seen = {(f.rule, f.path) for f in out if f.commit == commit.sha}
+            for finding in left.findings:
+                if (finding.rule, finding.path) not in seen:
+                    out.append(
+                        rewrite_hint(dataclasses.replace(finding, commit=commit.sha), commit)
+                    )
+        remember(remembered, raw_changes, left.broken, owners)
 
     everyone = range(len(families))
     # the commits of the range in order, 20 bytes each (32 in a SHA-256 repository): what the
@@ -739,6 +775,7 @@ def _walk(
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
             judge(commit, raw_changes, everyone, findings)
+            state(commit, raw_changes, findings)
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
@@ -875,6 +912,40 @@ class CommitOrder(Mapping[str, int]):
 
 
 HEX_DIGITS = frozenset("0123456789abcdef")
+
+
+#: The last good version of a claimed path whose version at some commit was not good:
+#: ``(path, that version's blob or None) -> the last good blob before it, or None``.
+Remembered = dict[tuple[str, "str | None"], "str | None"]
+
+
+def last_good(remembered: Remembered, change: RawChange) -> tuple[str | None, str]:
+    """The version a claimed change is judged from, and its status against it: the parent's
+    version, or the last good one before it when the parent's was not good."""
+    key = (change.path, change.old_blob)
+    if key not in remembered:
+        return change.old_blob, change.status
+    old = remembered[key]
+    status = "A" if old is None else ("D" if change.new_blob is None else "M")
+    return old, status
+
+
+def remember(
+    remembered: Remembered,
+    raw_changes: Sequence[RawChange],
+    broken: Collection[str],
+    owners: Callable[[str], Sequence[tuple[int, str]]],
+) -> None:
+    """After a commit: each claimed path it left without a good version (deleted, a symlink, or
+    holding an error) keeps the last good version it had before."""
+    for c in raw_changes:
+        if c.new_blob is not None and c.new_mode != SYMLINK and c.path not in broken:
+            continue
+        if owners(c.path):
+            remembered[(c.path, c.new_blob)] = remembered.get((c.path, c.old_blob), c.old_blob)
+
+
+SYMLINK = "120000"
 
 
 def rewrite_hint(finding: Finding, commit: Commit) -> Finding:

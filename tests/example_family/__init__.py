@@ -48,6 +48,12 @@ class NotesFamily:
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return ()
 
+    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+        if path != "notes/INDEX":
+            return ()
+        names = tree.list("notes")
+        return () if isinstance(names, Unreadable) else [f"notes/{name}" for name in names]
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         email = context.commit.fields["author_email"]
         if email not in _lines(context.before, self.authors_file) | _lines(

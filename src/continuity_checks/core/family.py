@@ -162,6 +162,13 @@ class Family(Protocol):
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
 
+    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+        """The files of ``tree`` this family claims that a change of ``path`` (added, modified
+        or deleted; claimed by any family or by none) can break without touching them: enough
+        of them that their file and tree checks, run on ``tree``, make every finding such a
+        change can cause (a session's other nodes for a node, the manifest that pins a capture,
+        the listings that name an artifact). ``path`` itself need not be among them."""
+
 
 class TreeCheck(Protocol):
     """One file-mode run's cross-file check, fed as the engine goes.

@@ -143,6 +143,9 @@ class CapturesFamily:
         findings.extend(_selection_consistency(readers))
         return findings
 
+    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+        return ()
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         from continuity_checks.checks.captures import history  # not at start-up: see the top
 

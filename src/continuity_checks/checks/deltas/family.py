@@ -93,6 +93,9 @@ class DeltasFamily:
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)
 
+    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+        return ()
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         if self._history is None:
             # imported here: the commit hook (file mode) never needs the history checks

@@ -133,6 +133,9 @@ class ProvenanceFamily:
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return ()
 
+    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+        return ()
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # Called for every commit of a range (every_commit): the module is imported at the first
         # call that needs it (see the comment on the imports) and kept on the instance, because

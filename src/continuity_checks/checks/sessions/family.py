@@ -90,6 +90,9 @@ class SessionsFamily:
 
         return SessionsTree(snapshot, self.max_depth, self.path_map)
 
+    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+        return ()
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         return self.history.check_commit(context)
 

@@ -79,6 +79,9 @@ class WorkingStateFamily:
 
         return files.runtime_findings(runtime)
 
+    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+        return ()
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # imported here, not at the top: see the comment on the imports
         from continuity_checks.checks.working_state import history
