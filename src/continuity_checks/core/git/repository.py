@@ -49,6 +49,7 @@ from continuity_checks.core.git.log import (
     log_arguments,
     parse_log,
     raw_change,
+    version_arguments,
 )
 from continuity_checks.core.git.objects import (
     BATCH_BLOBS,
@@ -419,6 +420,21 @@ class Repository:
             finally:
                 _stop(process)
         return found
+
+    def versions(self, revision: str, path: str, limit: int) -> list[tuple[str, str | None]]:
+        """The versions ``path`` had in the last ``limit`` commits reachable from ``revision``
+        that changed it, newest first: ``(commit, blob id or None where it deleted it)``. One
+        git process; none for a path git's stdin cannot name."""
+        if not HEX.fullmatch(revision) or not path or "\n" in path or "\\" in path:
+            return []
+        stdin = f"{revision}\n--\n{path}\n".encode("utf-8", "surrogateescape")
+        out = self._output(version_arguments(limit), stdin=stdin)
+        return [
+            (commit.sha, change.new_blob)
+            for commit, changes in parse_log([out])
+            for change in changes
+            if change.path == path
+        ]
 
     def _shallow_commits(self) -> frozenset[str]:
         """The commits whose parents a shallow clone lacks (git lists them in the ``shallow``
