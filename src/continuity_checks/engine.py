@@ -801,6 +801,32 @@ def _walk(
             for finding in families[index].check_commit(context):
                 out.append(rewrite_hint(finding, commit))
 
+    inherited: set[str] = set()  # the claimed paths a shard has met: see inherit()
+
+    def inherit(commit: Commit, raw_changes: list[RawChange]) -> None:
+        """At a shard's first change of each claimed path whose version from before the shard
+        is not good: the last good version the whole run would remember, looked for among the
+        versions the earlier shards' commits made (one from before the range counts as good,
+        as the whole run takes it)."""
+        in_range = None
+        for c in raw_changes:
+            if c.path in inherited or c.old_blob is None or not owners(c.path):
+                continue
+            inherited.add(c.path)
+            before = commit_trees(commit)[0]
+            if commit_state.good(families, owners, config, before, c.path):
+                continue
+            in_range = in_range if in_range is not None else frozenset(earlier)
+            good = None
+            for sha, blob in repo.versions(commit.parents[0], c.path, _SHARD_LOOK_BACK):
+                tree = CommitTree(repo, sha, limit)
+                if sha not in in_range or (
+                    blob is not None and commit_state.good(families, owners, config, tree, c.path)
+                ):
+                    good = blob
+                    break
+            remembered[(c.path, c.old_blob)] = good
+
     def commit_trees(commit: Commit) -> tuple[CommitTree, CommitTree]:
         parent = commit.parents[0] if commit.parents else None
         return CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit)
@@ -855,6 +881,8 @@ def _walk(
                 if c.path in judging_files:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
+            if earlier:
+                inherit(commit, raw_changes)
             judge(commit, raw_changes, everyone, findings)
             state(commit, raw_changes, findings)
             if too_large:
@@ -1059,6 +1087,7 @@ def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
 
 
 _OWNERS_KEPT = 1 << 16
+_SHARD_LOOK_BACK = 1000  # versions of one path a shard looks through for its last good one
 _YOUNG_COLLECTION = 10_000  # allocations between young collections during the walk (default 700)
 
 
