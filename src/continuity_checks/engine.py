@@ -802,19 +802,25 @@ def _walk(
                 out.append(rewrite_hint(finding, commit))
 
     inherited: set[str] = set()  # the claimed paths a shard has met: see inherit()
+    deleted: frozenset[str] | None = None  # the paths the earlier shards delete, when asked
 
     def inherit(commit: Commit, raw_changes: list[RawChange]) -> None:
         """At a shard's first change of each claimed path whose version from before the shard
         is not good: the last good version the whole run would remember, looked for among the
         versions the earlier shards' commits made (one from before the range counts as good,
         as the whole run takes it)."""
+        nonlocal deleted
         in_range = None
         for c in raw_changes:
-            if c.path in inherited or c.old_blob is None or not owners(c.path):
+            if c.path in inherited or not owners(c.path):
                 continue
             inherited.add(c.path)
-            before = commit_trees(commit)[0]
-            if commit_state.good(families, owners, config, before, c.path):
+            if c.old_blob is None:
+                if deleted is None:
+                    deleted = repo.deleted_in(earlier)
+                if c.path not in deleted:
+                    continue  # an addition of a path no earlier shard deleted: a creation
+            elif commit_state.good(families, owners, config, commit_trees(commit)[0], c.path):
                 continue
             in_range = in_range if in_range is not None else frozenset(earlier)
             good = None

@@ -436,6 +436,18 @@ class Repository:
             if change.path == path
         ]
 
+    def deleted_in(self, commits: Sequence[str]) -> frozenset[str]:
+        """The paths that ``commits`` delete against their first parents (one ``git log`` over
+        just those commits)."""
+        if not commits:
+            return frozenset()
+        args = ["log", "--no-walk=unsorted", "--stdin", "-z", "--format=", "--name-only"]
+        args += ["--no-renames", "--diff-filter=D", "--diff-merges=first-parent"]
+        out = self._output(args, stdin="".join(f"{c}\n" for c in commits).encode("ascii"))
+        return frozenset(
+            name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name.strip()
+        )
+
     def _shallow_commits(self) -> frozenset[str]:
         """The commits whose parents a shallow clone lacks (git lists them in the ``shallow``
         file of the common git directory); none in a complete repository."""
