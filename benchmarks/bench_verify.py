@@ -42,6 +42,7 @@ from pathlib import Path
 CHANGES = ".deltalayer/changes"
 SRC = Path(__file__).resolve().parents[1] / "src"
 EPOCH = datetime(2026, 1, 1, 8, 0, tzinfo=timezone(timedelta(hours=8)))
+AGENTS = b"<!-- deltalayer-conversation-v0.2.1 -->\n## Project Continuity\n"
 
 
 def _data(payload: bytes) -> bytes:
@@ -64,7 +65,9 @@ def _delta(n: int, updates: int) -> bytes:
 
 
 def _name(n: int) -> str:
-    return f"{CHANGES}/conversation-{n:06d}--agent"
+    """The delta's path without ``.json``, named as DeltaLayer names it (started_at, source)."""
+    started = EPOCH + timedelta(minutes=30 * n)
+    return f"{CHANGES}/{started.strftime('%Y-%m-%dT%H-%M-%S')}p08-00--agent"
 
 
 def stream(commits: int, updates: int) -> Iterator[bytes]:
@@ -88,8 +91,10 @@ def stream(commits: int, updates: int) -> Iterator[bytes]:
                     b"M 100644 inline %s.frozen.json\n%s"
                     % (_name(conversation).encode(), _data(_delta(conversation, update - 1))),
                 ]
-            if mark == 1:
+            if mark == 1:  # a clean project: check --all passes on every commit's tree
                 ops.append(b"M 100644 inline .deltalayer/changes.jsonl\n" + _data(legacy))
+                ops.append(b"M 100644 inline PROJECT.md\n" + _data(b"# Bench\n"))
+                ops.append(b"M 100644 inline AGENTS.md\n" + _data(AGENTS))
             message = b"conversation %d, step %d\n\nContinuity-Delta: %s\n" % (
                 conversation,
                 update,

@@ -607,6 +607,20 @@ class CommitTree(Snapshot):
         return tree if isinstance(tree, Unreadable) else sorted(tree)
 
     def exists(self, path: str) -> bool:
+        """Whether ``path`` names an entry (a symlink itself counts). In a directory not read
+        yet, git looks the last name up (``<tree id>:<name>``), so that asking for one name in
+        a directory of 100,000 does not parse all of them; a submodule there counts as absent,
+        as it holds no file."""
+        rel = confine(path)
+        if isinstance(rel, Unreadable):
+            return False
+        directory, _, name = rel.rpartition("/")
+        if name and "\n" not in rel:
+            found = self._resolve(directory)
+            if isinstance(found, Unreadable) or found[1] != _TREE:
+                return False
+            if found[0] not in self._trees:
+                return self._objects.read_object(f"{found[2]}:{name}") is not None
         return not isinstance(self._resolve(path, follow_last=False), Unreadable)
 
     def is_dir(self, path: str) -> bool:
