@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -266,6 +267,9 @@ class CatFile:
         size = int(header[2])
         data = self.process.stdout.read(size + 1)[:-1]
         return GitObject(header[0].decode(), header[1].decode(), size, data)
+
+    def ask(self, specs: Iterable[str]) -> None:
+        pass  # one request at a time
 
     def close(self) -> None:
         assert self.process.stdin

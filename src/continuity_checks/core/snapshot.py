@@ -16,7 +16,7 @@ import os
 import posixpath
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -438,6 +438,9 @@ class ObjectSource(Protocol):
 
     def read_object(self, spec: str) -> GitObject | None: ...
 
+    def ask(self, specs: Iterable[str]) -> None:
+        """Request ``specs`` ahead of the reads that need them (or do nothing)."""
+
 
 class CommitTree(Snapshot):
     """The files of one commit (history mode), read through the run's ``git cat-file`` process;
@@ -464,8 +467,7 @@ class CommitTree(Snapshot):
                 directory, cc.UNREADABLE, "not in this commit"
             )
         else:
-            spec = f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
-            obj = self._objects.read_object(spec)
+            obj = self._objects.read_object(self._spec(directory))
             if obj is None:
                 result = Unreadable(directory, cc.UNREADABLE, "not in this commit")
             elif obj.type != "tree" or obj.data is None:
@@ -612,16 +614,27 @@ class CommitTree(Snapshot):
         a directory of 100,000 does not parse all of them; a submodule there counts as absent,
         as it holds no file."""
         rel = confine(path)
-        if isinstance(rel, Unreadable):
+        if isinstance(rel, Unreadable) or self.commit is None:
             return False
-        directory, _, name = rel.rpartition("/")
-        if name and "\n" not in rel:
-            found = self._resolve(directory)
-            if isinstance(found, Unreadable) or found[1] != _TREE:
-                return False
-            if found[0] not in self._trees:
-                return self._objects.read_object(f"{found[2]}:{name}") is not None
+        names = rel.split("/")
+        if rel and rel.rpartition("/")[0] not in self._trees and "\n" not in rel:
+            # the directories on the way (small) and the path itself, in one round trip; the
+            # path's answer is git's when each directory on the way is a directory, no symlink
+            above = ["/".join(names[:i]) for i in range(len(names) - 1)]
+            self._objects.ask([*(self._spec(d) for d in above), f"{self.commit}:{rel}"])
+            for directory, name in zip(above, names, strict=False):
+                tree = self._tree(directory)
+                entry = None if isinstance(tree, Unreadable) else tree.get(name)
+                if entry is None:
+                    return False
+                if entry[0] != _TREE:
+                    break  # a symlink on the way: resolved below, as the work tree would
+            else:
+                return self._objects.read_object(f"{self.commit}:{rel}") is not None
         return not isinstance(self._resolve(path, follow_last=False), Unreadable)
+
+    def _spec(self, directory: str) -> str:
+        return f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
 
     def is_dir(self, path: str) -> bool:
         found = self._resolve(path)

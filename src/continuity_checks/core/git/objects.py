@@ -197,6 +197,23 @@ class ObjectReader:
         for start in range(0, len(wanted), BATCH_BLOBS):
             self._send(wanted[start : start + BATCH_BLOBS])
 
+    def ask(self, specs: Iterable[str]) -> None:
+        """Send the requests for ``specs`` (as :meth:`read_object` takes them) that are not
+        answered or in flight yet, without waiting: the reads that follow take their answers in
+        one round trip."""
+        wanted = [
+            s
+            for s in dict.fromkeys(specs)
+            if s
+            and s not in self._cache
+            and s not in self._asked_set
+            and s not in self.oversized
+            and not any(c in s for c in "\\\n\0")
+            and not s.endswith("\r")
+        ]
+        if wanted:
+            self._send(wanted)
+
     # --- the protocol ---------------------------------------------------------------------------
 
     def _through_trees(self, spec: str) -> GitObject | None:

@@ -601,6 +601,9 @@ class Repository:
     def read_object(self, spec: str) -> GitObject | None:
         return self.objects.read_object(spec)
 
+    def ask(self, specs: Iterable[str]) -> None:
+        self.objects.ask(specs)
+
     def tree_entries(self, data: bytes) -> list[TreeEntry]:
         return self.objects.tree_entries(data)
 
