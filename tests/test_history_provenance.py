@@ -748,3 +748,26 @@ def test_verify_an_entry_brought_into_the_repository_must_be_true(
         1,
         [("PV103", declared)],
     )
+
+
+def test_verify_an_exemption_leaves_the_pins_of_other_listings(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """An entry exempted in one listing while another listing still pins the file: the
+    exemption is PV204 at its key, and the rewrite in the same commit is the other listing's
+    PV203."""
+    base = repo.commit(
+        "evidence", {"a.txt": A, "SHA256SUMS": sums((A, "a.txt")), M: manifest(art(A, "a.txt"))}
+    )
+    both = repo.commit(
+        "exempt and rewrite a",
+        {"a.txt": C, M: manifest(art(A, "a.txt", in_repository=False))},
+    )
+    code, report = verify_range(run_json, repo, base)
+    assert (code, sorted(findings_of(report))) == (
+        1,
+        [
+            ("PV203", "SHA256SUMS", both, 1, None),
+            ("PV204", M, both, 9, "/artifacts/0/in_repository"),
+        ],
+    )
