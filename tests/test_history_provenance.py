@@ -625,3 +625,153 @@ def test_the_commit_hook_without_listings_loads_no_provenance_check(repo: GitRep
         [sys.executable, "-c", script], cwd=repo.path, env=env, capture_output=True, text=True
     )
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr
+
+
+# --- a field that exempts an original from its pin changes the pin (PV204) -------------------
+
+#: the fields that make a manifest entry of a.txt stop pinning it, and where the finding points
+EXEMPTIONS = {
+    "kept elsewhere": ({"in_repository": False}, "/artifacts/0/in_repository"),
+    "derived": (
+        {"role": "derived", "derived_from": "b.txt", "derivation": "copied"},
+        "/artifacts/0/role",
+    ),
+}
+PINNED = {"a.txt": A, "b.txt": B, M: manifest(art(A, "a.txt"), art(B, "b.txt"))}
+
+
+def exempted_manifest(how: str) -> bytes:
+    return manifest(art(A, "a.txt", **EXEMPTIONS[how][0]), art(B, "b.txt"))
+
+
+@pytest.mark.parametrize("how", sorted(EXEMPTIONS))
+def test_verify_an_exempted_original_is_pv204_where_its_pin_is_dropped(
+    repo: GitRepo, run_json: RunCLI, how: str
+) -> None:
+    """An original once pinned, then declared kept elsewhere (or derived) by its own entry,
+    then rewritten: the commit that declares the exemption changed the pin and is named; the
+    rewrite after it is of a file no listing pins."""
+    base = repo.commit("evidence", dict(PINNED))
+    exempted = repo.commit("exempt a", {M: exempted_manifest(how)})
+    repo.commit("rewrite a", {"a.txt": C})
+    code, report = verify_range(run_json, repo, base)
+    assert code == 1
+    assert [(r, p, c, ptr) for r, p, c, _, ptr in findings_of(report)] == [
+        ("PV204", M, exempted, EXEMPTIONS[how][1])
+    ]
+    message = report["findings"][0]["message"]
+    assert '"a.txt"' in message and h(A) in message, message
+    code, report = run_json("verify", "--range", "HEAD", "--root", str(repo.path))
+    assert (code, [(f["rule"], f["commit"]) for f in report["findings"]]) == (
+        1,
+        [("PV204", exempted)],
+    )
+
+
+@pytest.mark.parametrize("how", sorted(EXEMPTIONS))
+def test_the_commit_hook_catches_the_exemption_of_an_original(
+    repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """``check --staged`` at the commit that declares the exemption: the pin's change is the
+    commit's finding before it is made."""
+    repo.commit("evidence", dict(PINNED))
+    repo.write({M: exempted_manifest(how)})
+    repo.git("add", "-A")
+    monkeypatch.chdir(repo.path)
+    code, report = run_json("check", "--staged", M)
+    assert code == 1
+    assert [(r, p, c, ptr) for r, p, c, _, ptr in findings_of(report)] == [
+        ("PV204", M, "staged", EXEMPTIONS[how][1])
+    ]
+
+
+def test_verify_an_exemption_with_the_rewrite_in_one_commit_is_one_pv204(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """The exemption and the rewrite it allows in the same commit: one cause, one finding."""
+    base = repo.commit("evidence", dict(PINNED))
+    both = repo.commit("exempt and rewrite a", {M: exempted_manifest("kept elsewhere"), "a.txt": C})
+    code, report = verify_range(run_json, repo, base)
+    assert (code, [(f["rule"], f["commit"]) for f in report["findings"]]) == (1, [("PV204", both)])
+
+
+@pytest.mark.parametrize("how", sorted(EXEMPTIONS))
+def test_verify_a_sums_entry_moved_into_a_manifest_as_exempt_is_pv204(
+    repo: GitRepo, run_json: RunCLI, how: str
+) -> None:
+    """Moving an entry between listings keeps it listed; moving a pinned sums entry into a
+    manifest entry that pins nothing drops the pin, at the manifest's entry."""
+    base = repo.commit(
+        "evidence", {"a.txt": A, "b.txt": B, "SHA256SUMS": sums((A, "a.txt"), (B, "b.txt"))}
+    )
+    moved = repo.commit("move a", {"SHA256SUMS": sums((B, "b.txt")), M: exempted_manifest(how)})
+    repo.commit("rewrite a", {"a.txt": C})
+    code, report = verify_range(run_json, repo, base)
+    assert code == 1
+    assert [(r, p, c, ptr) for r, p, c, _, ptr in findings_of(report)] == [
+        ("PV204", M, moved, EXEMPTIONS[how][1])
+    ]
+    assert "SHA256SUMS" in report["findings"][0]["message"]
+
+
+def test_verify_passes_pins_that_are_taken_up_not_dropped(repo: GitRepo, run_json: RunCLI) -> None:
+    """Near-misses: an entry kept elsewhere that comes into the repository with its bytes, and
+    a derived artifact that becomes an original, add pins; an exemption spelled out where it
+    was already the case (``"in_repository": true`` written, a description) changes none."""
+    base = repo.commit(
+        "evidence",
+        {"b.txt": B, M: manifest(art(A, "a.txt", in_repository=False), PRIVATE, DERIVED)},
+    )
+    repo.commit(
+        "a arrives, b becomes an original",
+        {"a.txt": A, M: manifest(art(A, "a.txt", in_repository=True), PRIVATE, art(B, "b.txt"))},
+    )
+    repo.commit(
+        "described",
+        {M: manifest(art(A, "a.txt", description="now here"), PRIVATE, art(B, "b.txt"))},
+    )
+    code, report = verify_range(run_json, repo, base)
+    assert (code, report["findings"]) == (0, [])
+    edited = repo.commit("edit b, now pinned", {"b.txt": C})
+    code, report = verify_range(run_json, repo, base)
+    assert (code, [(f["rule"], f["commit"]) for f in report["findings"]]) == (
+        1,
+        [("PV203", edited)],
+    )
+
+
+def test_verify_an_entry_brought_into_the_repository_must_be_true(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """An entry kept elsewhere that the commit declares kept in the repository now names a
+    file of the commit's tree: the file must be there and match, like a new entry's."""
+    base = repo.commit("evidence", {"b.txt": B, M: manifest(art(A, "a.txt", in_repository=False))})
+    declared = repo.commit("a is here now", {M: manifest(art(A, "a.txt"))})
+    code, report = verify_range(run_json, repo, base)
+    assert (code, [(f["rule"], f["commit"]) for f in report["findings"]]) == (
+        1,
+        [("PV103", declared)],
+    )
+
+
+def test_verify_an_exemption_leaves_the_pins_of_other_listings(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """An entry exempted in one listing while another listing still pins the file: the
+    exemption is PV204 at its key, and the rewrite in the same commit is the other listing's
+    PV203."""
+    base = repo.commit(
+        "evidence", {"a.txt": A, "SHA256SUMS": sums((A, "a.txt")), M: manifest(art(A, "a.txt"))}
+    )
+    both = repo.commit(
+        "exempt and rewrite a",
+        {"a.txt": C, M: manifest(art(A, "a.txt", in_repository=False))},
+    )
+    code, report = verify_range(run_json, repo, base)
+    assert (code, sorted(findings_of(report))) == (
+        1,
+        [
+            ("PV203", "SHA256SUMS", both, 1, None),
+            ("PV204", M, both, 9, "/artifacts/0/in_repository"),
+        ],
+    )

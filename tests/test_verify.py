@@ -750,6 +750,57 @@ def test_a_bad_configuration_at_the_base_names_the_base(
     assert "the base" in err and ".continuity.toml" in err and "colour" in err
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (".continuity.toml", '[rules]\nCX201 = "off"\n'),
+        ("pyproject.toml", '[tool.continuity.rules]\nCX201 = "off"\n'),
+    ],
+)
+@pytest.mark.parametrize("revision_range", ["HEAD", "..HEAD"])
+def test_a_range_with_no_base_is_judged_by_the_default_configuration(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    run_json: RunCLI,
+    name: str,
+    text: str,
+    revision_range: str,
+) -> None:
+    """All of history (and a new branch where no remote-tracking branch exists) has no base:
+    a first commit that brings a configuration switching a rule off does not switch it off
+    for the range; the configuration is CC011, whose message names the defaults."""
+    from tests.captures_layout import CAP, build, edit
+
+    isolate_git(monkeypatch, tmp_path / "home")
+    fresh = GitRepo(tmp_path / "fresh")
+    configured = fresh.commit("publish a capture, silence CX201", {**build(), name: text})
+    capture = CAP + "capture.json"
+    rewrite = fresh.commit(
+        "rewrite it", {capture: edit((fresh.path / capture).read_text(), "{", "{ ")}
+    )
+    code, report = run_json("verify", "--root", str(fresh.path), "--range", revision_range)
+    assert code == 1
+    assert found(report) == [("CC011", name, configured, None), ("CX201", capture, rewrite, None)]
+    message = report["findings"][0]["message"]
+    assert "judged by the default configuration" in message, message
+    assert "base" not in message.replace("has no base", ""), message
+
+
+def test_cc011_names_the_base_that_judges_the_range(repo: GitRepo, run_json: RunCLI) -> None:
+    """The configuration change is reported with the configuration actually used: the base
+    commit's, named by its id, with or without a configuration file there."""
+    base = repo.git("rev-parse", "base")
+    added = repo.commit("configure", {".continuity.toml": '[rules]\nDL206 = "off"\n'})
+    code, report = verify(run_json, repo, "--range", "base..HEAD")
+    assert (code, found(report)) == (0, [("CC011", ".continuity.toml", added, None)])
+    assert f"judged by the base {base[:12]} (no configuration)" in report["findings"][0]["message"]
+    changed = repo.commit("configure again", {".continuity.toml": '[rules]\nDL206 = "warning"\n'})
+    code, report = verify(run_json, repo, "--range", f"{added}..HEAD")
+    assert (code, found(report)) == (0, [("CC011", ".continuity.toml", changed, None)])
+    message = report["findings"][0]["message"]
+    assert f"judged by the base {added[:12]}:.continuity.toml" in message, message
+
+
 def test_findings_keep_history_order_and_the_report_knows_every_place(
     repo: GitRepo, run_json: RunCLI
 ) -> None:
@@ -826,12 +877,16 @@ def test_verify_from_a_subdirectory_applies_the_top_configuration(
     repo: GitRepo, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Run in a subdirectory without --root, verify finds the repository and the configuration
-    at its top (a range without a base is judged by the work tree's)."""
+    at its top: the base's for a range with a base. A range without a base is judged by the
+    defaults, not by the work tree's configuration, unless --config names it."""
     dropped = repo.commit("drop B", delete=[B])
+    configured = repo.commit("configure", {".continuity.toml": '[rules]\nDL206 = "off"\n'})
     (repo.path / "sub").mkdir()
     monkeypatch.chdir(repo.path / "sub")
     code, report = run_json("verify", "--range", "HEAD")
-    assert (code, found(report)) == (1, [("DL206", B, dropped, None)])
-    (repo.path / ".continuity.toml").write_text('[rules]\nDL206 = "off"\n', encoding="utf-8")
-    code, report = run_json("verify", "--range", "HEAD")
-    assert (code, found(report)) == (0, [])
+    assert (code, found(report)) == (
+        1,
+        [("DL206", B, dropped, None), ("CC011", ".continuity.toml", configured, None)],
+    )
+    code, report = run_json("verify", "--range", "HEAD", "--config", "../.continuity.toml")
+    assert (code, found(report)) == (0, [("CC011", ".continuity.toml", configured, None)])

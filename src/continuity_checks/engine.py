@@ -584,9 +584,9 @@ def verify(
     version larger than ``limits.max-file-bytes`` is not read into memory: the family gets None
     for it, and the run reports CC008 once per blob, at the first commit that needed it.
 
-    With ``config_at_base``, the range is judged by the configuration at its base commit (see
-    :func:`base_config`), not by ``config``; a commit of the range that changes the
-    configuration is CC011.
+    With ``config_at_base``, the range is judged by the configuration at its base commit, or by
+    the defaults when it has no base (see :func:`base_config`), not by ``config``; a commit of
+    the range that changes the configuration is CC011.
 
     With ``shard``, only that slice of the range's commits is checked (see :func:`_walk`).
 
@@ -602,7 +602,7 @@ def verify(
     with Repository(root, config.max_file_bytes, revision_range=revision_range) as repo:
         base, head = repo.resolve_range(revision_range)
         if config_at_base:
-            config = base_config(repo, base, config)
+            config = base_config(repo, base)
             repo.objects.max_bytes = config.max_file_bytes
         known = baseline.load(repo, base) if baseline is not None else None
         report = _walk(repo, base, head, config, revision_range, only, shard, progress)
@@ -613,13 +613,13 @@ def verify(
     return report
 
 
-def base_config(repo: Repository, base: Base, fallback: Config) -> Config:
+def base_config(repo: Repository, base: Base) -> Config:
     """The configuration at the range's base: what was accepted before the range. A range that
     starts with a new branch (its base is every remote-tracking tip) takes the first tip's; a
-    range without a base (all of history) has only ``fallback``."""
+    range without a base (all of history) has none accepted before it: the defaults."""
     commit = base if isinstance(base, str) else (base[0] if base else None)
     if commit is None:
-        return fallback
+        return Config(source=NO_BASE_CONFIG)
     files: dict[str, bytes] = {}
     for name in config_files.FILES:
         found = repo.read_object(f"{commit}:{name}")
@@ -628,10 +628,15 @@ def base_config(repo: Repository, base: Base, fallback: Config) -> Config:
     return config_files.from_files(files, f"the base {commit[:12]}", checks.known())
 
 
+#: what judges a range without a base, as CC011 names it
+NO_BASE_CONFIG = "the default configuration (the range has no base)"
+
+
 def _config_changes(
-    repo: Repository, raw_changes: Sequence[RawChange], commit: str
+    repo: Repository, raw_changes: Sequence[RawChange], commit: str, judged_by: str
 ) -> list[Finding]:
-    """CC011 for each configuration file the commit changes in a way that matters."""
+    """CC011 for each configuration file the commit changes in a way that matters, naming the
+    configuration ``judged_by`` (a :attr:`Config.source`) that judges the range instead."""
     from continuity_checks.core import baseline as baseline_file
 
     findings = []
@@ -656,8 +661,8 @@ def _config_changes(
         findings.append(
             cc.CONFIG_CHANGED.finding(
                 c.path,
-                f"expected the configuration of the base, found it {_CHANGE_WORD[c.status]} in "
-                "this commit (the range is judged by the base's)",
+                f"expected no change of the configuration inside the range, found it "
+                f"{_CHANGE_WORD[c.status]} in this commit; the range is judged by {judged_by}",
                 commit=commit,
             )
         )
@@ -885,7 +890,7 @@ def _walk(
                 progress(report.commits, None)
             for c in raw_changes:
                 if c.path in judging_files:
-                    findings.extend(_config_changes(repo, raw_changes, commit.sha))
+                    findings.extend(_config_changes(repo, raw_changes, commit.sha, config.source))
                     break
             if earlier:
                 inherit(commit, raw_changes)

@@ -21,9 +21,11 @@ from continuity_checks.core.config import ConfigError, project_root
 DESCRIPTION = """\
 Check every commit of a range: ownership, frozen bytes, legacy history (history mode).
 
-Paths in findings are relative to the top of the git work tree that contains --root. Findings
-the baseline file knows are hidden, and counted in the summary; like the configuration, the
-baseline is the one at the range's base, unless --baseline names one.
+Paths in findings are relative to the top of the git work tree that contains --root. The range
+is judged by the configuration at its base (the defaults for a range with no base), unless
+--config names one. Findings the baseline file knows are hidden, and counted in the summary;
+the baseline is the one at the range's base (the work tree's for a range with no base), unless
+--baseline names one.
 """
 
 

@@ -92,8 +92,9 @@ CONFIG_CHANGED = rule(
     "core",
     "the configuration changes inside the verified range",
     """A commit of the range changes .continuity.toml or the [tool.continuity] table of
-    pyproject.toml. continuity verify judges a range by the configuration at its base, never by
-    one the range brings: otherwise a commit could switch off the rule it breaks (DL207 = "off")
+    pyproject.toml. continuity verify judges a range by the configuration at its base (the
+    defaults for a range with no base: all of history), never by one the range brings, which
+    the finding names: otherwise a commit could switch off the rule it breaks (DL207 = "off")
     or exclude the file it rewrites. The change is reported so that a reviewer sees it; it takes
     effect for the ranges that start after it. A commit that makes .continuity-baseline.json
     know more findings is reported the same way: continuity check reads the work tree's

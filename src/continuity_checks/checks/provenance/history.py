@@ -14,8 +14,13 @@ A commit that adds, edits or deletes a sums file or manifest is compared with it
   changed listings. A commit is then checked by looking up each path it changes
   (``context.paths``) in that map, so a commit that touches no listed file costs a few
   dictionary look-ups;
-- PV103 / PV104 at the commit: an entry that is new (or newly hashed) must name a file that
-  exists at the commit and matches, so that every listing is written true when it is written.
+- PV204: an original pinned before whose entry the commit turns into one that pins nothing (a
+  manifest artifact declared kept outside the repository, or given another role, in place or
+  by moving a sums entry into such a manifest entry): a self-declared exemption is a change of
+  the pin, judged at the commit that declares it;
+- PV103 / PV104 at the commit: an entry that is new (or newly hashed, or newly pinned) must name
+  a file that exists at the commit and matches, so that every listing is written true when it
+  is written.
 
 A version that does not parse (a manifest with a JSON error, a version over the size limit) is
 skipped: that is file mode's finding, and history compares only what both sides state. A
@@ -34,6 +39,7 @@ from continuity_checks.checks.provenance import rules as pv
 from continuity_checks.checks.provenance.listed import named
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core import strict_json
+from continuity_checks.core.display import quote
 from continuity_checks.core.family import Change, CommitContext
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
@@ -61,6 +67,21 @@ class Listed:
     line: int | None = None
     pointer: str | None = None
     doc: strict_json.Document | None = None
+    role: str = "original"
+    """The manifest artifact's role as written (a sums entry is always an original)."""
+
+    @property
+    def pinned(self) -> bool:
+        """Whether the entry pins its file's bytes: an original kept in the repository."""
+        return self.original and self.stored
+
+    def exemption(self) -> tuple[str | None, str]:
+        """Where and how an entry that pins nothing says so: the pointer to the manifest key
+        that exempts it, and that key as written."""
+        artifact = self.pointer.rsplit("/", 1)[0] if self.pointer is not None else None
+        if not self.stored:
+            return _under(artifact, "in_repository"), '"in_repository": false'
+        return _under(artifact, "role"), f"the role {quote(self.role)}"
 
     def finding(self, rule: Rule, message: str, commit: str) -> Finding:
         line, column = self.line, None
@@ -69,6 +90,10 @@ class Listed:
         return rule.finding(
             self.listing, message, line=line, column=column, pointer=self.pointer, commit=commit
         )
+
+
+def _under(pointer: str | None, key: str) -> str | None:
+    return None if pointer is None else f"{pointer}/{key}"
 
 
 def entries(
@@ -102,6 +127,7 @@ def entries(
                 stored=artifact.in_repository,
                 pointer=f"{artifact.pointer}/sha256",
                 doc=doc,
+                role=artifact.role,
             )
         )
     return found
@@ -142,7 +168,7 @@ class Pins:
                 pinned.pop(listing, None)
                 if not pinned:
                     del self.by_path[entry.path]
-        kept = [e for e in found if e.original and e.stored]
+        kept = [e for e in found if e.pinned]
         if kept:
             self.listings[listing] = kept
             for entry in kept:
@@ -180,6 +206,7 @@ def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Findi
     removed: dict[str, list[Listed]] = {}
     to_verify: list[Listed] = []
     kept_originals: list[Listed] = []
+    exempted: list[tuple[Listed, Listed]] = []
     for path, old_entry in before.items():
         new_entry = after.get(path)
         if new_entry is None:
@@ -194,10 +221,15 @@ def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Findi
                 )
             )
             to_verify.append(new_entry)
-        elif old_entry.original and new_entry.original and new_entry.stored:
+        elif old_entry.pinned and not new_entry.pinned:
+            exempted.append((old_entry, new_entry))
+        elif new_entry.pinned and not old_entry.pinned:
+            to_verify.append(new_entry)  # a pin taken up is true at its commit, as a new entry
+        elif new_entry.pinned:
             kept_originals.append(new_entry)
     for listing, gone in removed.items():
         findings.extend(_removed(listing, gone, listing in deleted, sha))
+    findings.extend(_exempted(exempted, sha))
     to_verify += [entry for path, entry in after.items() if path not in before]
     findings.extend(_verify(context.after, to_verify, sha))
     findings.extend(_originals(context.before, context.after, kept_originals, sha))
@@ -278,6 +310,25 @@ def _removed(listing: str, gone: list[Listed], whole: bool, sha: str) -> Iterato
             f"expected {named(entry.written)} (listed with {entry.digest} at {where} of the "
             "parent's version) to stay listed, found its entry removed",
             sha,
+        )
+
+
+def _exempted(exempted: list[tuple[Listed, Listed]], sha: str) -> Iterator[Finding]:
+    """PV204 for each pinned original whose entry the commit turns into one that pins nothing
+    (kept elsewhere, or not an original), at the key that exempts it."""
+    for old, new in exempted:
+        pointer, how = new.exemption()
+        line, column = new.doc.position(pointer) if new.doc and pointer else (None, None)
+        where = f"line {old.line}" if old.line is not None else old.pointer
+        yield pv.ORIGINAL_EXEMPTED.finding(
+            new.listing,
+            f"expected the original {named(new.written)} (pinned with {old.digest} at {where} "
+            f"of the parent's {old.listing}) to stay pinned, found its entry exempted by "
+            f"{how}: its bytes would no longer be checked",
+            line=line,
+            column=column,
+            pointer=pointer,
+            commit=sha,
         )
 
 

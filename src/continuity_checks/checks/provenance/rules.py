@@ -114,3 +114,17 @@ ORIGINAL_CHANGED = rule(
     (re-hashing the entry is PV201, removing it PV202).""",
     hint="restore the original bytes; publish a changed version as a derived artifact",
 )
+ORIGINAL_EXEMPTED = rule(
+    "PV204",
+    FAMILY,
+    "original artifact's entry stops pinning it",
+    """A listed original's bytes are pinned: PV203 reports any change of them. A manifest entry
+    that declares an original kept outside the repository ("in_repository": false) or not an
+    original at all (a role other than "original") pins nothing, so a commit that turns a
+    pinned original's entry into such an entry, in place or by moving a sums entry into a
+    manifest so, drops the pin while the entry stays listed. That change of the pin is reported
+    at the commit that makes it: otherwise the next commit could rewrite the original and pass.
+    Changing the digest too is PV201, removing the entry PV202.""",
+    hint='restore the entry as an original kept in the repository (role "original", no '
+    '"in_repository": false)',
+)
