@@ -1,5 +1,5 @@
 """The state a commit leaves: the errors ``check --all`` would report on a commit's tree and not
-on its first parent's, found without checking the whole tree.
+on its first parent's, found without checking the whole tree; and which versions are good.
 
 A commit can break only what it changes and what depends on it. So the files judged are the
 claimed paths it changes and each family's :meth:`~continuity_checks.core.family.Family.dependents`
@@ -15,25 +15,32 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, Family, FileInput, TreeCheck, tree_check
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
+if TYPE_CHECKING:
+    from continuity_checks.core.git import RawChange
+
 #: Which families claim a path, and as what: (index of the family, kind) each.
 Owners = Callable[[str], Sequence[tuple[int, str]]]
+#: Reads a blob by id: None when it is larger than the size limit.
+Read = Callable[[str], "bytes | None"]
 #: A claimed path, the families that claim it, and its bytes when the caller has them (a
-#: changed file's new version, read by blob id without resolving its path in the tree).
-Item = tuple[str, Sequence[tuple[int, str]], "bytes | Unreadable | None"]
+#: changed file's version, read by blob id without resolving its path in the tree).
+Item = tuple[str, Sequence[tuple[int, str]], "bytes | None"]
 
-_SYMLINK = "120000"
+SYMLINK = "120000"
 
 
 @dataclass
 class Left:
     """What a commit leaves: the errors new in its tree (``findings``, without a commit id) and
-    the claimed paths that hold an error there (``broken``: not a good version)."""
+    the claimed paths whose own checks find an error there (``broken``: not a good version, as
+    :func:`good` judges one)."""
 
     findings: list[Finding] = field(default_factory=list)
     broken: set[str] = field(default_factory=set)
@@ -41,49 +48,54 @@ class Left:
 
 def check_items(
     snapshot: Snapshot, families: Sequence[Family], items: Iterable[Item]
-) -> tuple[list[Finding], set[str]]:
+) -> tuple[list[Finding], int]:
     """File mode over ``items`` in ``snapshot``: each file's checks in order, then each family's
-    tree check over the files it claimed. Also the paths that could not be read."""
+    tree check over the files it claimed. Also how many of the findings are the files' own
+    (they come first)."""
     findings: list[Finding] = []
     unread: set[str] = set()
     trees: dict[int, TreeCheck] = {}
-    for path, owners, data in items:
+    for path, owners, given in items:
         for index, kind in owners:
             made = trees.get(index)
             if made is None:
                 made = trees[index] = tree_check(families[index], snapshot)
             made.add(Claimed(path, kind))
-        if data is None:
-            data = snapshot.read(path)
+        data = snapshot.read(path) if given is None else given
         if isinstance(data, Unreadable):
             findings.append(data.finding())
             unread.add(path)
             continue
         for index, kind in owners:
             findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
+    own = len(findings)
     for index in sorted(trees):
         findings.extend(trees[index].finish(unread))
-    return findings, unread
+    return findings, own
 
 
 def leaves(
     families: Sequence[Family],
     owners: Owners,
     config: Config,
-    before: Snapshot,
-    after: Snapshot,
-    changed: Sequence[tuple[str, str | None, bytes | Unreadable | None]],
+    trees: tuple[Snapshot, Snapshot],
+    changes: Sequence[RawChange],
+    read: Read,
 ) -> Left:
-    """The errors a commit brings into ``after`` that ``before`` (its first parent's tree) did not
-    have. ``changed`` is every path the commit changes, claimed or not: ``(path, new mode or None
-    when deleted, new bytes when the caller has read them)``."""
-    items = _items(families, owners, after, changed)
-    found = _errors(config, check_items(after, families, items)[0])
+    """The errors a commit brings into its tree (``trees[1]``) that its first parent's tree
+    (``trees[0]``) did not have. ``changes`` is every path the commit changes, claimed or not;
+    ``read`` reads their versions by blob id."""
+    before, after = trees
+    new = [(c.path, c.new_blob, c.new_mode) for c in changes]
+    findings, own = check_items(after, families, _items(families, owners, after, new, read))
+    found = _errors(config, findings)
     left = Left()
     if not found:
         return left
-    left.broken = {f.path for f in found}
-    known = Counter(_key(f) for f in _errors(config, _before(families, owners, before, changed)))
+    left.broken = {f.path for f in _errors(config, findings[:own])}
+    old = [(c.path, c.old_blob, c.old_mode) for c in changes]
+    earlier = check_items(before, families, _items(families, owners, before, old, read))[0]
+    known = Counter(_key(f) for f in _errors(config, earlier))
     for finding in found:
         key = _key(finding)
         if known[key]:
@@ -94,28 +106,40 @@ def leaves(
 
 
 def good(
-    families: Sequence[Family], owners: Owners, config: Config, tree: Snapshot, path: str
-) -> bool:
-    """Whether the version of the claimed ``path`` in ``tree`` is good: there, not a symlink,
-    and without an error of its own under file mode."""
-    if not tree.exists(path) or tree.resolve(path) != path:
-        return False
-    found, unread = check_items(tree, families, [(path, owners(path), None)])
-    return not unread and not any(f.path == path for f in _errors(config, found))
-
-
-def look_back(
-    versions: Sequence[tuple[str, str | None]],
-    tree_of: Callable[[str], Snapshot],
     families: Sequence[Family],
     owners: Owners,
     config: Config,
-    path: str,
+    tree: Snapshot,
+    version: tuple[str, str | None, str],
+    read: Read,
+) -> bool:
+    """Whether one version of a claimed file, ``(path, blob id or None, git mode)`` in ``tree``,
+    is good: present, a regular file (no symlink), read, and without an error of its own (its
+    file checks; the tree checks judge its neighbours)."""
+    path, blob, mode = version
+    if blob is None or mode == SYMLINK:
+        return False
+    data = read(blob)
+    if data is None:
+        return False
+    findings = [
+        finding
+        for index, kind in owners(path)
+        for finding in families[index].check_file(FileInput(path, kind, data, tree))
+    ]
+    return not any(f.path == path for f in _errors(config, findings))
+
+
+def look_back(
+    versions: Sequence[tuple[str, str | None, str]],
+    tree_of: Callable[[str], Snapshot],
+    is_good: Callable[[Snapshot, str | None, str], bool],
 ) -> str | None:
-    """The newest good version of ``path`` among ``versions`` (``(commit, blob or None)``,
-    newest first, as :meth:`~continuity_checks.core.git.Repository.versions` gives them)."""
-    for commit, blob in versions:
-        if blob is not None and good(families, owners, config, tree_of(commit), path):
+    """The blob of the newest good version among ``versions`` (``(commit, blob or None, git
+    mode)``, newest first, as :meth:`~continuity_checks.core.git.Repository.versions` gives
+    them), judged by ``is_good(tree, blob, mode)``."""
+    for commit, blob, mode in versions:
+        if blob is not None and is_good(tree_of(commit), blob, mode):
             return blob
     return None
 
@@ -124,33 +148,23 @@ def _items(
     families: Sequence[Family],
     owners: Owners,
     tree: Snapshot,
-    changed: Sequence[tuple[str, str | None, bytes | Unreadable | None]],
+    versions: Sequence[tuple[str, str | None, str]],
+    read: Read,
 ) -> list[Item]:
-    """The claimed files of ``tree`` to judge: the changed paths that exist there, then the
-    dependents of every changed path, each once."""
+    """The claimed files of ``tree`` to judge: the changed paths that are regular files there
+    (``versions``: each path's blob id and mode in ``tree``), then the dependents of every
+    changed path, each once."""
     items: dict[str, Item] = {}
-    for path, mode, data in changed:
+    for path, blob, mode in versions:
         found = owners(path)
-        if found and mode is not None and mode != _SYMLINK:
-            items[path] = (path, found, data)
-    for path, _, _ in changed:
+        if found and blob is not None and mode != SYMLINK:
+            items[path] = (path, found, read(blob))
+    for path, _, _ in versions:
         for family in families:
             for dependent in family.dependents(path, tree):
                 if dependent not in items and (found := owners(dependent)):
                     items[dependent] = (dependent, found, None)
     return list(items.values())
-
-
-def _before(
-    families: Sequence[Family],
-    owners: Owners,
-    before: Snapshot,
-    changed: Sequence[tuple[str, str | None, bytes | Unreadable | None]],
-) -> list[Finding]:
-    """What the same judgement finds in the first parent's tree (its versions of the changed
-    paths, read there)."""
-    there = [(path, "100644" if before.exists(path) else None, None) for path, _, _ in changed]
-    return check_items(before, families, _items(families, owners, before, there))[0]
 
 
 def _errors(config: Config, findings: Iterable[Finding]) -> list[Finding]:

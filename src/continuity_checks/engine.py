@@ -30,7 +30,7 @@ from continuity_checks.core.family import (
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Committed, Unreadable, WorkTree
+from continuity_checks.core.snapshot import Committed, Snapshot, Unreadable, WorkTree
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline, BaselineSource
@@ -465,6 +465,9 @@ def check_staged(
             return []
         return [(i, kind) for i, f in enumerate(families) if (kind := f.claims(path)) is not None]
 
+    def is_good(tree: Snapshot, version: tuple[str, str | None, str]) -> bool:
+        return commit_state.good(families, owners, config, tree, version, repo.read_blob)
+
     head = repo.head()
     fields: dict[str, str] = {}
     asked = frozenset().union(*(d.fields for d in chosen))
@@ -482,12 +485,8 @@ def check_staged(
         if not found:
             continue
         old = c.old_blob
-        if (
-            head
-            and c.new_blob
-            and not commit_state.good(families, owners, config, trees[0], c.path)
-        ):
-            old, cut = _last_good_before(repo, head, c.path, families, owners, config)
+        if head and c.new_blob and not is_good(trees[0], (c.path, c.old_blob, c.old_mode)):
+            old, cut = _last_good_before(repo, head, c.path, is_good, limit)
             if cut:
                 findings.append(_cut_short(c.path))
         if old == c.new_blob:
@@ -504,15 +503,7 @@ def check_staged(
             context = CommitContext(commit, changes[index], *trees, raw_changes, others)
             for finding in family.check_commit(context):
                 findings.append(rewrite_hint(finding, commit))
-    changed = [
-        (
-            c.path,
-            c.new_mode or None,
-            repo.read_blob(c.new_blob) if c.new_blob and owners(c.path) else None,
-        )
-        for c in raw_changes
-    ]
-    left = commit_state.leaves(families, owners, config, *trees, changed)
+    left = commit_state.leaves(families, owners, config, trees, raw_changes, repo.read_blob)
     _add_left(findings, left.findings, commit)
     findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
     return findings
@@ -522,24 +513,18 @@ def _last_good_before(
     repo: Repository,
     head: str,
     path: str,
-    families: Sequence[Family],
-    owners: Callable[[str], Sequence[tuple[int, str]]],
-    config: Config,
+    is_good: Callable[[Snapshot, tuple[str, str | None, str]], bool],
+    limit: int,
 ) -> tuple[str | None, bool]:
     """The last good version of ``path`` before the commit being made, whose ``HEAD`` version
     is not good (or absent), and whether the look-back was cut short before it found one."""
     from continuity_checks.core.snapshot import CommitTree
 
     versions = repo.versions(head, path, LOOK_BACK)
-    if not versions:
-        return None, False
     found = commit_state.look_back(
         versions,
-        lambda sha: CommitTree(repo, sha, config.max_file_bytes),
-        families,
-        owners,
-        config,
-        path,
+        lambda sha: CommitTree(repo, sha, limit),
+        lambda tree, blob, mode: is_good(tree, (path, blob, mode)),
     )
     return found, found is None and len(versions) >= LOOK_BACK
 
@@ -806,6 +791,9 @@ def _walk(
             for finding in families[index].check_commit(context):
                 out.append(rewrite_hint(finding, commit))
 
+    def is_good(tree: Snapshot, version: tuple[str, str | None, str]) -> bool:
+        return commit_state.good(families, owners, config, tree, version, read)
+
     inherited: set[str] = set()  # the claimed paths a shard has met: see inherit()
     deleted: frozenset[str] | None = None  # the paths the earlier shards delete, when asked
 
@@ -825,14 +813,14 @@ def _walk(
                     deleted = repo.deleted_in(earlier)
                 if c.path not in deleted:
                     continue  # an addition of a path no earlier shard deleted: a creation
-            elif commit_state.good(families, owners, config, commit_trees(commit)[0], c.path):
+            elif is_good(commit_trees(commit)[0], (c.path, c.old_blob, c.old_mode)):
                 continue
             in_range = in_range if in_range is not None else frozenset(earlier)
             good = None
-            for sha, blob in repo.versions(commit.parents[0], c.path, _SHARD_LOOK_BACK):
-                tree = CommitTree(repo, sha, limit)
-                if sha not in in_range or (
-                    blob is not None and commit_state.good(families, owners, config, tree, c.path)
+            for sha, blob, mode in repo.versions(commit.parents[0], c.path, _SHARD_LOOK_BACK):
+                # a version from before the range counts as good, as the whole run takes it
+                if sha not in in_range or is_good(
+                    CommitTree(repo, sha, limit), (c.path, blob, mode)
                 ):
                     good = blob
                     break
@@ -846,15 +834,8 @@ def _walk(
         """The errors the commit leaves in its tree, added to ``out`` (each once: not where a
         history rule already reported the same rule at the same path), and what it leaves
         for :func:`last_good`."""
-        changed = [
-            (
-                c.path,
-                c.new_mode or None,
-                read(c.new_blob) if owners(c.path) and c.new_blob else None,
-            )
-            for c in raw_changes
-        ]
-        left = commit_state.leaves(families, owners, config, *commit_trees(commit), changed)
+        trees = commit_trees(commit)
+        left = commit_state.leaves(families, owners, config, trees, raw_changes, read)
         _add_left(out, left.findings, commit)
         remember(remembered, raw_changes, left.broken, owners)
 

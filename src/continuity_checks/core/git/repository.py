@@ -421,16 +421,16 @@ class Repository:
                 _stop(process)
         return found
 
-    def versions(self, revision: str, path: str, limit: int) -> list[tuple[str, str | None]]:
+    def versions(self, revision: str, path: str, limit: int) -> list[tuple[str, str | None, str]]:
         """The versions ``path`` had in the last ``limit`` commits reachable from ``revision``
-        that changed it, newest first: ``(commit, blob id or None where it deleted it)``. One
-        git process; none for a path git's stdin cannot name."""
+        that changed it, newest first: ``(commit, blob id or None where it deleted it, git
+        mode)``. One git process; none for a path git's stdin cannot name."""
         if not HEX.fullmatch(revision) or not path or "\n" in path or "\\" in path:
             return []
         stdin = f"{revision}\n--\n{path}\n".encode("utf-8", "surrogateescape")
         out = self._output(version_arguments(limit), stdin=stdin)
         return [
-            (commit.sha, change.new_blob)
+            (commit.sha, change.new_blob, change.new_mode)
             for commit, changes in parse_log([out])
             for change in changes
             if change.path == path
