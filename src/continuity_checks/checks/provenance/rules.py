@@ -114,3 +114,14 @@ ORIGINAL_CHANGED = rule(
     (re-hashing the entry is PV201, removing it PV202).""",
     hint="restore the original bytes; publish a changed version as a derived artifact",
 )
+SYMLINK = rule(
+    "PV204",
+    FAMILY,
+    "sums file or manifest committed as a symlink",
+    """A sums file or a provenance manifest is committed as what it is, never as a symlink (git
+    mode 120000). Committed as one, its entries live in the file the link names, whose later
+    edits change no listing path, so PV201-PV203 never see a digest changed or an entry removed
+    there. From the commit on, the link pins nothing; its entries are not also reported as
+    removed (PV202).""",
+    hint="commit the listing itself in place of the link",
+)
