@@ -6,6 +6,7 @@ the repository that is no continuity file."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from continuity_checks.cli import main
+from tests.captures_layout import CAP, DEC, build
 from tests.git_helpers import GitRepo, delta, isolate_git, path_of
 from tests.test_working_state import WS
 from tests.test_working_state_history import COMPACTED, version
@@ -181,3 +183,139 @@ def test_store_directories_as_directories_and_other_symlinks_pass(
     hook, verified = staged_then_verified(repo, capsys)
     assert hook == (0, [])
     assert verified == (0, [])
+
+
+# --- captures -----------------------------------------------------------------------------------
+
+
+def test_a_published_capture_replaced_by_a_symlink_to_its_own_directory(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = build()
+    base(repo, {**files, CAP + "capture-v1.json": files[CAP + "capture.json"]})
+    link(repo, CAP + "capture.json", "capture-v1.json")
+    hook, verified = staged_then_verified(repo, capsys, CAP + "capture.json")
+    # one finding for the cause: the published capture is not also "rewritten" (CX201)
+    assert hook == (1, [("CX203", CAP + "capture.json")])
+    assert verified == (1, [("CX203", CAP + "capture.json")])
+
+
+def test_a_decision_directory_committed_as_a_symlink(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = build()
+    copies = {k.replace(DEC, "elsewhere/"): v for k, v in files.items() if k.startswith(DEC)}
+    base(repo, {**files, **copies})
+    link(repo, DEC.rstrip("/"), "../elsewhere")
+    hook, verified = staged_then_verified(repo, capsys)
+    assert hook == (1, [("CX203", DEC.rstrip("/"))])
+    assert verified == (1, [("CX203", DEC.rstrip("/"))])
+
+
+def test_symlinks_that_are_no_capture_pass(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base(repo, {**build(), "web/real.json": "{}\n", "notes/decision-log.md": "x\n"})
+    link(repo, "web/manifest.json", "real.json")  # a web app's manifest, no capture beside it
+    link(repo, "notes/decision-abcdefgh.md", "decision-log.md")  # not a decision directory
+    link(repo, "decision-abc", "notes")  # not LoopX's name for one (8 characters)
+    hook, verified = staged_then_verified(repo, capsys)
+    assert hook == (0, [])
+    assert verified == (0, [])
+
+
+# --- provenance ---------------------------------------------------------------------------------
+
+ARTIFACT = b"the artifact\n"
+SUMS = f"{hashlib.sha256(ARTIFACT).hexdigest()}  data/a.bin\n"
+
+
+def test_a_sums_file_replaced_by_a_symlink(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base(repo, {"data/a.bin": ARTIFACT, "SHA256SUMS": SUMS, "old/SHA256SUMS": SUMS})
+    link(repo, "SHA256SUMS", "old/SHA256SUMS")
+    hook, verified = staged_then_verified(repo, capsys, "SHA256SUMS")
+    # its entries are not also "removed" (PV202)
+    assert hook == (1, [("PV204", "SHA256SUMS")])
+    assert verified == (1, [("PV204", "SHA256SUMS")])
+
+
+def test_a_sums_file_as_a_regular_file_and_a_symlinked_artifact_dir_pass(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base(repo, {"data/a.bin": ARTIFACT, "SHA256SUMS": SUMS})
+    repo.write({"SHA256SUMS": SUMS, "docs/x.md": "x\n"})
+    link(repo, "docs/y.md", "x.md")
+    hook, verified = staged_then_verified(repo, capsys)
+    assert hook == (0, [])
+    assert verified == (0, [])
+
+
+# --- sessions -----------------------------------------------------------------------------------
+
+
+def test_a_projects_state_directory_committed_as_a_symlink(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base(repo, {"state/settings.json": "{}\n"})
+    link(repo, ".openprogram", "state")
+    hook, verified = staged_then_verified(repo, capsys)
+    assert hook == (1, [("SS211", ".openprogram")])
+    assert verified == (1, [("SS211", ".openprogram")])
+
+
+def test_a_memory_directory_as_a_symlink_and_one_that_is_none(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base(repo, {"old/topics/a.md": "a\n", "docs/a.md": "a\n"})
+    link(repo, "memory/topics", "../old/topics")
+    link(repo, "docs/topics", "../old/topics")  # no memory workspace's
+    hook, verified = staged_then_verified(repo, capsys)
+    assert hook == (1, [("SS211", "memory/topics")])
+    assert verified == (1, [("SS211", "memory/topics")])
+
+
+# --- the helpers never write through a symlinked directory -----------------------------------
+
+
+@pytest.mark.parametrize("inside", [True, False], ids=["inside", "outside"])
+def test_capture_manifest_refuses_a_symlinked_capture_directory(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str], tmp_path: Path, inside: bool
+) -> None:
+    real = repo.path / "elsewhere" if inside else tmp_path / "outside"
+    real.mkdir()
+    (real / "capture.json").write_text(build()[CAP + "capture.json"], encoding="utf-8")
+    link(repo, "caps/c9", str(real))
+    capsys.readouterr()
+    code = main(["capture", "manifest", "caps/c9"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "caps/c9 " in err
+    assert not (real / "manifest.json").exists()
+
+
+def test_capture_output_refuses_a_symlinked_directory(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = build()
+    base(repo, files)
+    link(repo, "out", "caps")
+    capsys.readouterr()
+    code = main(["capture", "apply", CAP + "cycle-base.json", CAP + "cycle-delta.json",
+                 "-o", "out/x.json"])  # fmt: skip
+    assert code == 2 and "out is a symlink" in capsys.readouterr().err
+    assert not (repo.path / "caps/x.json").exists()
+
+
+def test_provenance_add_refuses_a_symlinked_directory(
+    repo: GitRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base(repo, {"data/a.bin": ARTIFACT, "real/keep": ""})
+    link(repo, "sums", "real")
+    capsys.readouterr()
+    code = main(["provenance", "add", "data/a.bin", "--sums", "sums/SHA256SUMS"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "sums is a symlink" in err
+    assert not (repo.path / "real/SHA256SUMS").exists()
+    # into a real directory, it writes
+    assert main(["provenance", "add", "data/a.bin", "--sums", "real/SHA256SUMS"]) == 0

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 # (files, model, history, the schemas they compile) are imported inside check_file, check_tree
 # and check_commit, the first time one runs (tests/test_check_captures.py holds this).
 from continuity_checks.checks.captures import DECLARATION, layout
-from continuity_checks.checks.captures import rules as cx
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
@@ -150,8 +149,12 @@ class CapturesFamily:
         # called for every commit (every_commit): a decision directory committed as a symlink
         # is a path no family claims (CX203)
         links = symlinks.committed(context, lambda path: self.kept(path, context))
-        findings = [symlinks.finding(cx.SYMLINK, link, context) for link in links]
-        context = symlinks.beneath(context, links)
+        findings: list[Finding] = []
+        if links:
+            from continuity_checks.checks.captures import rules as cx  # see the top
+
+            findings = [symlinks.finding(cx.SYMLINK, link, context) for link in links]
+            context = symlinks.beneath(context, links)
         if context.changes:
             from continuity_checks.checks.captures import history  # not at start-up: see the top
 
