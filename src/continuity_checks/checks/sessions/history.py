@@ -420,7 +420,7 @@ def sources_appended(context: CommitContext, linked: tuple[str, ...] = ()) -> li
     workspace_repo: bool | None = None
     below = tuple(f"{path}/" for path in linked)
     for change in context.paths:
-        if change.status == "A" or change.path in linked or change.path.startswith(below or "\0"):
+        if change.status == "A" or change.path in linked or change.path.startswith(below):
             continue
         found = _SOURCE.match(change.path)
         if found is None:
