@@ -28,10 +28,18 @@ CORPUS = SHARED / "corpus"
 EXAMPLES = REPO / "examples"
 
 
+class Symlink(str):
+    """A tree entry for :func:`write_tree` that is a symlink to this text (relative to the
+    link's directory), not a file holding it."""
+
+
 def write_tree(root: Path, files: Mapping[str, bytes | str]) -> Path:
     for rel, content in files.items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, Symlink):
+            target.symlink_to(str(content))
+            continue
         target.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     return root
 

@@ -124,17 +124,30 @@ def _symlinked_capture(repo: GitRepo, target: str, extra: dict[str, str]) -> str
     return repo.commit("a capture by symlink")
 
 
-def test_a_committed_symlink_out_of_the_directory_is_cx102(repo: GitRepo, verify: Verify) -> None:
+def test_a_committed_symlink_out_of_the_directory_is_cx203_once(
+    repo: GitRepo, verify: Verify
+) -> None:
+    # the symlink is the one cause: the names that lead through it are not also CX102
     sha = _symlinked_capture(repo, "../c2/capture.json", {"caps/c2/capture.json": ""})
-    assert sorted(verify()) == [
-        ("CX102", "caps/c3/first.reader.json", sha),
-        ("CX102", "caps/c3/manifest.json", sha),
-    ]
-    # at the name, as in file mode: line 3 of both files (schema_version, then capture_file)
-    located = {(f["pointer"], f["line"], f["column"]) for f in verify.report["findings"]}
-    assert located == {("/capture_file", 3, 19)}
+    assert verify() == [("CX203", "caps/c3/capture.json", sha)]
+    [finding] = verify.report["findings"]
+    assert finding["message"] == (
+        'expected a regular file, found a symlink to "caps/c2/capture.json"'
+    )
 
 
-def test_a_committed_symlink_inside_the_directory_passes(repo: GitRepo, verify: Verify) -> None:
-    _symlinked_capture(repo, "capture-v1.json", {"caps/c3/capture-v1.json": ""})
-    assert verify() == []
+def test_a_committed_symlink_inside_the_directory_is_cx203_too(
+    repo: GitRepo, verify: Verify
+) -> None:
+    # its bytes live in capture-v1.json, whose later edit changes no capture path
+    sha = _symlinked_capture(repo, "capture-v1.json", {"caps/c3/capture-v1.json": ""})
+    assert verify() == [("CX203", "caps/c3/capture.json", sha)]
+
+
+def test_a_name_leading_through_a_symlink_committed_earlier_is_cx102(
+    repo: GitRepo, verify: Verify
+) -> None:
+    _symlinked_capture(repo, "../c2/capture.json", {"caps/c2/capture.json": ""})
+    path = "caps/c3/first.reader.json"
+    sha = repo.commit("a reader", {path: (repo.path / path).read_text() + " "})
+    assert ("CX102", path, sha) in verify()

@@ -1,6 +1,7 @@
-"""``continuity delta`` never writes outside the root: a symlinked ``.deltalayer/``,
-``changes/``, ``AGENTS.md`` or ``.gitignore`` whose target is outside, or a ``.lock`` symlink, is
-a clear exit-2 error before anything is written; nothing outside changes, nothing inside is lost."""
+"""``continuity delta`` never writes outside the root, nor through a symlinked store: a
+``.deltalayer/`` or ``changes/`` that is a symlink (wherever it leads), an ``AGENTS.md`` or
+``.gitignore`` whose target is outside, or a ``.lock`` symlink, is a clear exit-2 error before
+anything is written; nothing outside changes, nothing inside is lost."""
 
 from __future__ import annotations
 
@@ -81,12 +82,27 @@ def test_a_symlinked_changes_directory_outside_the_root_is_refused(
     assert snapshot(root, outside) == before
 
 
-def test_symlinks_that_stay_inside_the_root_are_followed(root: Path, cli: Any) -> None:
+@pytest.mark.parametrize("args", WRITES, ids=lambda a: a[0])
+@pytest.mark.parametrize("linked", [".deltalayer", ".deltalayer/changes"])
+def test_a_symlinked_store_directory_inside_the_root_is_refused_too(
+    root: Path, cli: Any, args: tuple[str, ...], linked: str
+) -> None:
+    # the store's files would live where no check of the deltas family looks (DL212)
     (root / "state" / "changes").mkdir(parents=True)
-    (root / ".deltalayer").symlink_to("state")
-    path = cli("start", "--source", "codex", "--started-at", T1).json["_path"]
-    assert (root / "state" / "changes" / NAME).is_file()
-    assert cli("update", "--conversation", path, "--updated-at", T2, "--change", "b").code == 0
+    (root / "state" / "changes" / NAME).write_bytes(DELTA)
+    if linked == ".deltalayer":
+        (root / ".deltalayer").symlink_to("state")
+    else:
+        (root / ".deltalayer").mkdir()
+        (root / ".deltalayer" / "changes").symlink_to("../state/changes")
+    before = snapshot(root)
+    result = cli(*args)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert result.err.count("\n") == 1
+    assert f"{linked} is a symlink" in result.err and "nothing was written" in result.err
+    assert snapshot(root) == before
+    # reading through it is not writing: show still answers
+    assert cli("show", "--conversation", NAME).code == 0
 
 
 @pytest.mark.parametrize("command", ["init", "start"])

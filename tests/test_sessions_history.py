@@ -18,7 +18,7 @@ from continuity_checks.core.config import Config
 from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.git.log import RawChange
 from continuity_checks.core.snapshot import WorkTree
-from tests.conftest import RunCLI, write_tree
+from tests.conftest import RunCLI, Symlink, write_tree
 from tests.sessions_helpers import SYNTHETIC, rebuild_corpus, session_nodes
 
 LIMIT = 1 << 24
@@ -74,12 +74,17 @@ def make(
             continue
         status = "A" if old is None else "D" if new is None else "M"
         old_blob, new_blob = blob("b", path, old), blob("a", path, new)
-        modes = ("" if old is None else "100644", "" if new is None else "100644")
+        modes = ("" if old is None else _mode(old), "" if new is None else _mode(new))
         paths.append(RawChange(path, status, old_blob, new_blob, *modes))
         if kind is not None:
-            changes.append(Change(path, kind, status, old_blob, new_blob, blobs.get))
+            changes.append(Change(path, kind, status, old_blob, new_blob, blobs.get, modes[1]))
     commit = Commit(sha, parents, subject, {}, fields)
     return CommitContext(commit, changes, WorkTree(left, LIMIT), WorkTree(right, LIMIT), paths)
+
+
+def _mode(content: str | bytes) -> str:
+    """git's mode of a tree entry holding ``content``: a :class:`Symlink` is a link."""
+    return "120000" if isinstance(content, Symlink) else "100644"
 
 
 def rules(findings: Any) -> list[str]:
@@ -141,6 +146,15 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, ...], Map
     # [34] runtime turns (job follow-ups, merge turns, display runtime) are not user turns
     ("runtime turn is not a user turn", AFTER1, turn2(source="job_followup"), "job: j1 done",
      ("p" * 40,), OP, []),
+    ("SS211 meta.json as a symlink, not also SS205", AFTER1,
+     {**AFTER1, "meta.json": Symlink("workdir/meta.json"), "workdir/meta.json": META}, "rewind", ("p" * 40,),
+     OP, ["SS211"]),
+    ("SS211 history/ as a symlink, its nodes gone with it", AFTER1,
+     {**{k: v for k, v in AFTER1.items() if not k.startswith("history/")}, "history": Symlink("workdir"),
+      **{k.replace("history/", "workdir/"): v for k, v in TURN1.items()}}, "rewind", ("p" * 40,), OP,
+     ["SS211"]),
+    ("a symlink in the session's work directory", AFTER1,
+     {**AFTER1, "workdir/link": Symlink(".gitkeep")}, "rewind", ("p" * 40,), OP, []),
 ]  # fmt: skip
 
 
@@ -205,6 +219,22 @@ PROJECT_CASES: list[tuple[str, dict[str, Any], dict[str, Any], str, tuple[str, .
      "untrack state", ("p" * 40,), OP, []),
     ("a nested .openprogram is no project state", {"a": "1"},
      {"a": "1", "docs/.openprogram/settings.json": "{}"}, "docs", ("p" * 40,), OP, []),
+    ("SS211 .openprogram as a symlink", {"a": "1"},
+     {"a": "1", "state/settings.json": "{}", ".openprogram": Symlink("state")}, "state", ("p" * 40,), OP,
+     ["SS211"]),
+    ("SS208, not SS211, for a symlink under .openprogram/", {"a": "1"},
+     {"a": "1", ".openprogram/sessions/index.json": Symlink("../../a")}, "state", ("p" * 40,), OP,
+     ["SS208"]),
+    ("SS211 a memory workspace's sources as a symlink", {"a": "1"},
+     {"a": "1", "old/x.md": "x", "memory/sources": Symlink("../old")}, "memory", ("p" * 40,), OP,
+     ["SS211"]),
+    ("SS211 a session directory of a registry as a symlink",
+     {"sessions/index.json": "{}", "sessions/s1/meta.json": META},
+     {"sessions/index.json": "{}", "old/s1/meta.json": META, "sessions/s1": Symlink("../old/s1")},
+     "move", ("p" * 40,), OP, ["SS211"]),
+    ("symlinks OpenProgram keeps nothing at", {"a": "1"},
+     {"a": "1", "docs/history": Symlink("../a"), "sessions": Symlink("a"), "projects": Symlink("a")},
+     "docs", ("p" * 40,), OP, []),
 ]  # fmt: skip
 
 

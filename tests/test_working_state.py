@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from continuity_checks.checks import all_rules
 from continuity_checks.checks.working_state import state as dsh
-from tests.conftest import CORPUS, EXAMPLES, RunCLI, write_tree
+from tests.conftest import CORPUS, EXAMPLES, RunCLI, Symlink, write_tree
 
 WS = ".dsh/project/WORKING_STATE.json"
 DSH = CORPUS / "dsh"
@@ -286,6 +286,11 @@ BAD: list[Case] = [
      [("WS117", "a-injection.raw.txt", None)]),
     ("WS118 no canonical state", {"x.projection.json": pretty(projection_of(GOOD_VALUE))},
      [("WS118", "x.projection.json", "/projection_meta/full_state_path")]),
+    ("WS119 state that is a symlink to an older copy",
+     {"backup/ws.json": GOOD_STATE, WS: Symlink("../../backup/ws.json")}, [("WS119", WS, None)]),
+    ("WS119 a project file that is a symlink",
+     {WS: GOOD_STATE, ".dsh/project/state.json": Symlink("WORKING_STATE.json")},
+     [("WS119", ".dsh/project/state.json", None)]),
 ]  # fmt: skip
 
 GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
@@ -303,6 +308,8 @@ GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
     ("an injection capture with UI labels and CRLF", {WS: GOOD_STATE, "cap-injection.raw.txt": CAPTURE}),
     ("a projection finds the state of its own project",
      {"p/" + WS: GOOD_STATE, "p/notes/x.projection.json": pretty(dsh.project(GOOD_VALUE))}),
+    ("a symlink beside the state that is none of DSH's",
+     {WS: GOOD_STATE, "notes/ws.md": Symlink("../.dsh/project/WORKING_STATE.json")}),
     ("not ours", {".dsh/project/SOURCE_INTAKE.md": "# intake\n", ".dsh/project/task_packets/T.json": "{",
                   "notes.txt": "x"}),
 ]  # fmt: skip

@@ -15,10 +15,18 @@ from continuity_checks.checks import all_rules
 from continuity_checks.checks.working_state.family import WorkingStateFamily
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Change, Commit, CommitContext
+from continuity_checks.core.git.log import RawChange
 from continuity_checks.core.snapshot import WorkTree
+from continuity_checks.core.symlinks import SYMLINK
 from tests.test_working_state import CA, WS, base, encode
 
 SHA = "c0ffee" + "0" * 34
+
+
+class Link(bytes):
+    """The bytes of a symlink (the path it names), committed with git's mode 120000."""
+
+
 CA2 = "CA-7a1e9c2d-3b4f-4d6a-8e0f-1c2b3d4e5f60"
 CP2 = "CP-9d8c7b6a-5f4e-4d3c-8b2a-190807060504"
 
@@ -37,10 +45,12 @@ COMPACTED = version("compaction-evacuation")  # prune 100, audit CA
 def run(
     tmp_path: Path, changes: list[tuple[str, str, bytes | None, bytes | None]]
 ) -> list[tuple[str, str, str | None, int | None]]:
-    """Check one commit with ``changes`` (path, status, old bytes, new bytes)."""
+    """Check one commit with ``changes`` (path, status, old bytes, new bytes; new bytes that
+    are a :class:`Link` are a symlink's, and may be at a path the family does not claim)."""
     family = WorkingStateFamily(Config())
     blobs: dict[str, bytes] = {}
     made = []
+    paths = []
     for index, (path, status, old, new) in enumerate(changes):
         ids = []
         for side, data in (("old", old), ("new", new)):
@@ -49,12 +59,15 @@ def run(
             else:
                 blobs[f"{side}{index}"] = data
                 ids.append(f"{side}{index}")
+        mode = "" if new is None else SYMLINK if isinstance(new, Link) else "100644"
+        paths.append(RawChange(path, status, ids[0], ids[1], "100644" if old else "", mode))
         kind = family.claims(path)
-        assert kind is not None, path
-        made.append(Change(path, kind, status, ids[0], ids[1], blobs.__getitem__))
+        assert kind is not None or isinstance(new, Link), path
+        if kind is not None:
+            made.append(Change(path, kind, status, ids[0], ids[1], blobs.__getitem__, mode))
     tree = WorkTree(tmp_path, 1 << 20)
     commit = Commit(SHA, ("p" * 40,), "a commit", {})
-    findings = list(family.check_commit(CommitContext(commit, made, tree, tree)))
+    findings = list(family.check_commit(CommitContext(commit, made, tree, tree, paths)))
     for finding in findings:
         assert finding.commit == SHA and "expected" in finding.message
     return [(f.rule, f.path, f.pointer, f.line) for f in findings]
@@ -94,6 +107,16 @@ BAD = [
      [("WS205", RUNTIME.replace("journal.json", "after/000.bin"), None, None)]),
     ("WS205 lock owner changed", [(".dsh/runtime/project.lock/owner.json", "M", b"{}\n", b'{"pid":2}\n')],
      [("WS205", ".dsh/runtime/project.lock/owner.json", None, None)]),
+    ("WS206 state replaced by a symlink", [(WS, "M", COMPACTED, Link(b"../../backup/ws.json"))],
+     [("WS206", WS, None, None)]),
+    ("WS206 runtime directory as a symlink", [(".dsh/runtime", "A", None, Link(b"../elsewhere"))],
+     [("WS206", ".dsh/runtime", None, None)]),
+    ("WS206 the .dsh directory as a symlink, its files gone with it",
+     [(".dsh", "A", None, Link(b"copy")), (WS, "D", COMPACTED, None)], [("WS206", ".dsh", None, None)]),
+    ("WS206 a projection as a symlink", [("x.projection.json", "A", None, Link(b"y.projection.json"))],
+     [("WS206", "x.projection.json", None, None)]),
+    ("WS205, not WS206, for a runtime file as a symlink", [(RUNTIME, "A", None, Link(b"x"))],
+     [("WS205", RUNTIME, None, None)]),
 ]  # fmt: skip
 
 GOOD = [
@@ -110,6 +133,8 @@ GOOD = [
     ("a runtime file removed", [(RUNTIME, "D", b"{}\n", None)]),
     ("an unparseable version is file mode's", [(WS, "M", b"{", DECREASED)]),
     ("a project file", [(".dsh/project/state.json", "M", b"{}\n", b"[]\n")]),
+    ("a symlink that is none of DSH's", [("docs/runtime", "A", None, Link(b"../.dsh/runtime"))]),
+    ("a directory named project outside .dsh", [("project", "A", None, Link(b"elsewhere"))]),
 ]  # fmt: skip
 
 

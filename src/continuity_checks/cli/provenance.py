@@ -53,6 +53,7 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     """``continuity provenance add``."""
     from continuity_checks.checks.provenance.add import AddError, add
     from continuity_checks.checks.provenance.family import ProvenanceFamily
+    from continuity_checks.core.atomic import LinkRefused
     from continuity_checks.core.config import ConfigError, project_root
     from continuity_checks.core.snapshot import WorkTree
     from continuity_checks.engine import relative
@@ -79,6 +80,9 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     relative_to = family.relative_to
     try:
         result = add(snapshot, [g for g in given if g is not None], target, relative_to=relative_to)
+    except LinkRefused as exc:
+        print(f"continuity: {exc}", file=sys.stderr)
+        return 2
     except (AddError, OSError) as exc:
         print(f"continuity: {exc}", file=sys.stderr)
         return 1

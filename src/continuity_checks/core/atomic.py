@@ -7,6 +7,9 @@
 - :func:`rename_no_overwrite` moves a file to a name that must not exist yet (hard link + unlink),
   so an existing target is never replaced, whatever happens between a check and the move.
 - :func:`locked` holds an advisory inter-process lock (``filelock``) with a timeout.
+- :func:`refuse_linked` refuses, before anything is written, a directory to write into that is
+  a symlink or lies below one (a family's store committed as a symlink: its writes would land
+  where no check of the family looks), wherever the link leads.
 
 Where temp files go (docs/decisions.md, "Temp files"): inside the repository's git directory,
 ``<git dir>/continuity-tmp/<lock>/``, when that directory is on the target's filesystem, so that
@@ -74,6 +77,11 @@ class LockRefused(OSError):
     """The lock path is not a lock file this tool can take safely (a symlink)."""
 
 
+class LinkRefused(OSError):
+    """A directory a helper would write into is a symlink, or lies below one; ``str()`` is a
+    one-line reason naming it."""
+
+
 class LockTimeout(TimeoutError):
     """The advisory lock could not be taken in time; ``str()`` is a one-line reason."""
 
@@ -133,6 +141,49 @@ def _real_dir(path: Path) -> bool:
         return stat.S_ISDIR(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def linked_directory(top: StrPath, directory: StrPath) -> Path | None:
+    """The first of the directories from below ``top`` down to ``directory`` (itself included)
+    that is a symlink, or None. ``directory`` is under ``top`` (or is ``top``, which is never
+    looked at: where a user runs the helper is theirs to choose); what does not exist yet
+    ends the search."""
+    base = Path(os.path.abspath(top))
+    path = Path(os.path.abspath(directory))
+    try:
+        names = path.relative_to(base).parts
+    except ValueError:
+        return None
+    here = base
+    for name in names:
+        here = here / name
+        try:
+            if stat.S_ISLNK(os.lstat(here).st_mode):
+                return here
+        except OSError:
+            return None  # not there (yet): created as a real directory, or the write says why
+    return None
+
+
+def refuse_linked(top: StrPath, *directories: StrPath) -> None:
+    """Raise :class:`LinkRefused` when one of ``directories`` (each under ``top``) is a symlink
+    or lies below one, before anything is written: a helper writes only into real directories,
+    whether the link leads inside the repository or outside it."""
+    base = Path(os.path.abspath(top))
+    for directory in directories:
+        found = linked_directory(base, directory)
+        if found is None:
+            continue
+        name = found.relative_to(base).as_posix()
+        real = os.path.realpath(found)
+        inside = real == os.path.realpath(base) or real.startswith(
+            os.path.join(os.path.realpath(base), "")
+        )
+        where = f"is a symlink (to {real})" if inside else f"leads outside the root (to {real})"
+        raise LinkRefused(
+            f"{name} {where}; the helper writes only into real directories, never through a "
+            "symlink: replace the symlink with the directory itself; nothing was written"
+        )
 
 
 def temp_dir(directory: StrPath, lock_path: StrPath | None = None) -> Path | None:

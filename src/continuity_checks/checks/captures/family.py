@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 # (files, model, history, the schemas they compile) are imported inside check_file, check_tree
 # and check_commit, the first time one runs (tests/test_check_captures.py holds this).
 from continuity_checks.checks.captures import DECLARATION, layout
+from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
 from continuity_checks.core.findings import Finding
@@ -147,9 +149,46 @@ class CapturesFamily:
         return ()
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
-        from continuity_checks.checks.captures import history  # not at start-up: see the top
+        # called for every commit (every_commit): a decision directory committed as a symlink
+        # is a path no family claims (CX203)
+        links = symlinks.committed(context, lambda path: self.kept(path, context))
+        findings: list[Finding] = []
+        if links:
+            from continuity_checks.checks.captures import rules as cx  # see the top
 
-        return history.check_commit(context, self.claims)
+            findings = [symlinks.finding(cx.SYMLINK, link, context) for link in links]
+            context = symlinks.beneath(context, links)
+        if context.changes:
+            from continuity_checks.checks.captures import history  # not at start-up: see the top
+
+            linked = {link.path for link in links}
+            findings.extend(history.check_commit(context, self.claims, linked))
+        return findings
+
+    def kept(self, path: str, context: CommitContext) -> str | None:
+        """What LoopX keeps at ``path`` that must not be a symlink (CX203): a capture file, or a
+        ``decision-<id>`` directory. A ``manifest.json`` only beside a capture (a web app's
+        manifest is none of ours): in a decision directory, or where either side of the commit
+        has a capture.json."""
+        name = path.rpartition("/")[2]
+        if _DECISION_DIR.fullmatch(name):
+            inside = self.claims(f"{path}/{layout.DELIVERY}")
+            return "a directory" if inside is not None else None
+        kind = self.claims(path)
+        if kind is None:
+            return None
+        if kind == "manifest":
+            directory = path.rpartition("/")[0]
+            capture = posixpath.join(directory, layout.CAPTURE)
+            if not layout.is_decision_dir(directory) and not any(
+                side.exists(capture) for side in (context.after, context.before)
+            ):
+                return None
+        return "a regular file"
+
+
+#: the name LoopX gives a decision directory (mkdtemp's suffix: 8 of [a-z0-9_])
+_DECISION_DIR = re.compile(r"decision-[a-z0-9_]{8}")
 
 
 _HASHING = frozenset({"manifest", "reader"})  # the kinds that hash a capture

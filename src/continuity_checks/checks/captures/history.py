@@ -8,7 +8,7 @@ A new observation is a new directory, so adding files is always allowed.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 from continuity_checks.checks.captures import files, model
@@ -47,10 +47,14 @@ def published(change: Change, before: Snapshot) -> bool:
     return name not in _MUTABLE and files.manifest_names(before, directory, CAPTURE)
 
 
-def check_commit(context: CommitContext, claims: Callable[[str], str | None]) -> Iterable[Finding]:
-    findings = _immutable(context)
+def check_commit(
+    context: CommitContext, claims: Callable[[str], str | None], linked: Collection[str] = ()
+) -> Iterable[Finding]:
+    """The findings of one commit; ``linked`` are the capture files it left as symlinks, which
+    CX203 reports (a published one is not also rewritten, nor a pin leading through it CX102)."""
+    findings = _immutable(context, linked)
     if context.commit.sha != STAGED:  # the commit hook's file checks report it already
-        findings.extend(_symlinks_out(context, claims))
+        findings.extend(_symlinks_out(context, claims, linked))
     return findings
 
 
@@ -76,7 +80,9 @@ def _names(kind: str, value: dict[str, Any]) -> Iterator[tuple[str, object]]:
         yield "/base_sha256", CYCLE_BASE
 
 
-def _symlinks_out(context: CommitContext, claims: Callable[[str], str | None]) -> list[Finding]:
+def _symlinks_out(
+    context: CommitContext, claims: Callable[[str], str | None], linked: Collection[str]
+) -> list[Finding]:
     """CX102 in history: a file a capture file names whose real location (symlinks followed in
     the commit's tree) leaves the naming file's directory. Checked for every directory a commit
     adds or changes a claimed file in (a capture.json that becomes a symlink is such a change),
@@ -103,7 +109,7 @@ def _symlinks_out(context: CommitContext, claims: Callable[[str], str | None]) -
                     continue  # a ".." or an absolute name: the file checks' CX102
                 assert isinstance(named, str)
                 target = model.join(directory, named)
-                if not after.exists(target):
+                if target in linked or not after.exists(target):
                     continue
                 left = files.escape(after, directory, target)
                 if left is None:
@@ -133,11 +139,11 @@ def _symlinks_out(context: CommitContext, claims: Callable[[str], str | None]) -
     return findings
 
 
-def _immutable(context: CommitContext) -> list[Finding]:
+def _immutable(context: CommitContext, linked: Collection[str]) -> list[Finding]:
     findings: list[Finding] = []
     sha = context.commit.sha
     for change in context.changes:
-        if change.status == "A" or change.old_blob == change.new_blob:
+        if change.status == "A" or change.old_blob == change.new_blob or change.path in linked:
             continue
         if not published(change, context.before):
             continue

@@ -326,3 +326,16 @@ PUBLISHED_DELETED = rule(
     named.""",
     hint="restore the file from the commit before",
 )
+SYMLINK = rule(
+    "CX203",
+    FAMILY,
+    "a capture file or decision directory committed as a symlink",
+    """A capture, its manifest, its reader references, a delivery's records, a cycle's base and
+    delta, and a decision-<id>/ directory are committed as what they are, never as symlinks (git
+    mode 120000). Committed as one, their bytes live where the link leads, even inside their
+    own directory, and a later edit there changes no capture path: CX201 and CX202 never see a
+    published capture rewritten. A manifest.json counts beside a capture (in a decision
+    directory, or where a capture.json is). The symlinked version is not also judged as
+    rewritten (CX201), nor a name leading through it as leaving its directory (CX102).""",
+    hint="commit the file or directory itself in place of the link",
+)

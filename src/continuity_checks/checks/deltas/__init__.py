@@ -23,4 +23,7 @@ DECLARATION = Declaration(
     trailers=("Continuity-Delta",),
     # who created a delta owns it (DL211): the identity of each commit that changes one
     fields=frozenset({"author_email", "committer_email"}),
+    # a store directory committed as a symlink (DL212) is a path no family claims: seen in
+    # CommitContext.paths, of every commit
+    every_commit=True,
 )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
+from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
     Claimed,
@@ -97,14 +98,33 @@ class DeltasFamily:
         return ()
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
+        # called for every commit (every_commit): a store directory committed as a symlink is
+        # a path no family claims (DL212); the deltas and legacy history are judged below
+        links = symlinks.committed(context, store_directory)
+        findings = [symlinks.finding(rules.SYMLINK, link, context) for link in links]
+        context = symlinks.beneath(context, links)
+        if not context.changes:
+            return findings
         if self._history is None:
             # imported here: the commit hook (file mode) never needs the history checks
             from continuity_checks.checks.deltas.history import HistoryChecks
 
             self._history = HistoryChecks(self)
-        return self._history.check_commit(context)
+        findings.extend(self._history.check_commit(context))
+        return findings
 
     def finish_commits(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]:
         if self._history is None:
             return ()
         return self._history.finish(origins)
+
+
+def store_directory(path: str) -> str | None:
+    """``"a directory"`` when ``path`` is a store's ``.deltalayer`` or its ``changes``
+    (DL212 when committed as a symlink), else None."""
+    names = path.rsplit("/", 2)
+    if names[-1] == ".deltalayer" or (
+        len(names) > 1 and names[-2] == ".deltalayer" and names[-1] == "changes"
+    ):
+        return "a directory"
+    return None

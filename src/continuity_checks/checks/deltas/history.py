@@ -34,12 +34,12 @@ from continuity_checks.core.display import quote
 from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot
+from continuity_checks.core.symlinks import SYMLINK
 
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas.family import DeltasFamily
 
 TRAILER = "Continuity-Delta"
-SYMLINK_MODE = "120000"  # git's mode of a symbolic link
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
 _MISSING = object()
@@ -107,7 +107,7 @@ def check_commit(
     if owners is not None and deltas:
         findings.extend(owners.see(context, deltas, freezes))
     for change in deltas:
-        if change.new_mode == SYMLINK_MODE:
+        if change.new_mode == SYMLINK:
             findings.append(_symlink(change, sha))
         else:
             findings.extend(_delta(family, versions, change, freezes, sha, context.after))
@@ -115,7 +115,7 @@ def check_commit(
         for change in context.changes:
             if change.kind != "legacy":
                 continue
-            if change.new_mode == SYMLINK_MODE:
+            if change.new_mode == SYMLINK:
                 findings.append(_symlink(change, sha))
             else:
                 findings.extend(_legacy(family.legacy_mode, change, sha))

@@ -289,12 +289,13 @@ OTHER_IDENTITY = rule(
 SYMLINK = rule(
     "DL212",
     FAMILY,
-    "delta or legacy history committed as a symlink",
-    """A Conversation Delta and the legacy changes.jsonl are regular files. Committed as a symlink,
-    their content lives in the file the link names: readers (and continuity check) follow the
-    link, but a commit that edits that file changes no delta path, so DL204-DL209 never see the
+    "delta, legacy history or store directory committed as a symlink",
+    """A Conversation Delta, the legacy changes.jsonl and the store's directories (.deltalayer,
+    .deltalayer/changes) are regular files and directories. Committed as a symlink, their
+    content lives where the link leads: readers (and continuity check) follow the link, but a
+    commit that edits what it leads to changes no delta path, so DL204-DL209 never see the
     change: a frozen delta could be rewritten, a delta's started_at or source changed, legacy
-    history edited, each commit passing. continuity delta skips a delta that leads outside
-    .deltalayer/changes.""",
-    hint="commit the file itself in place of the link",
+    history edited, each commit passing. continuity delta refuses to write through a symlinked
+    store directory, and skips a delta that leads outside .deltalayer/changes.""",
+    hint="commit the file or directory itself in place of the link",
 )

@@ -238,7 +238,7 @@ class DeltaStore:
         Holding it, no other helper is writing: a temp file left in ``changes/`` is what a
         killed writer left, and is removed before anything else happens (``check`` would
         report it as DL112 until then)."""
-        self._refuse_outside(self.base, self.changes_dir)
+        atomic.refuse_linked(self.root, self.changes_dir)
         with atomic.locked(self.lock_path, self.lock_timeout):
             self._remove_stale_temp_files()
             yield
@@ -251,8 +251,8 @@ class DeltaStore:
         return None if _inside(Path(real), Path(root)) is not None else real
 
     def _refuse_outside(self, *paths: Path) -> None:
-        """Refuse, before anything is written, a store whose writes would land outside the root
-        (a symlinked ``.deltalayer/`` or ``changes/``)."""
+        """Refuse, before anything is written, a file written through its symlink (AGENTS.md,
+        .gitignore) whose target is outside the root."""
         for path in paths:
             real = self._outside(path)
             if real is not None:
@@ -437,9 +437,10 @@ class DeltaStore:
         return report
 
     def _refuse_init_outside(self) -> None:
-        """What ``init`` writes stays inside the root: AGENTS.md and .gitignore are written
-        through a symlink, but never to a file outside; refused before anything is created."""
-        self._refuse_outside(self.base, self.changes_dir)
+        """What ``init`` writes stays inside the root: the store's directories are never
+        written through a symlink, AGENTS.md and .gitignore are, but never to a file outside;
+        refused before anything is created."""
+        atomic.refuse_linked(self.root, self.changes_dir)
         if not self._agents_done():
             self._refuse_outside(self.agents_path)
         if not self._lock_ignored():

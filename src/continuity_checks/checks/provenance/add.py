@@ -63,6 +63,7 @@ def add(
     if directory and not snapshot.is_dir(directory):
         raise AddError(f"{directory}: expected an existing directory for the sums file")
     base = f"{snapshot.root}/{directory}" if directory else str(snapshot.root)
+    atomic.refuse_linked(snapshot.root, base)  # LinkRefused: never written through a symlink
     with atomic.locked(f"{base}/.{name}.lock", lock_timeout):
         return _add_locked(snapshot, wanted, target, f"{base}/{name}", relative_to)
 

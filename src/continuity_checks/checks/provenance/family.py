@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 # sums, manifest, history, listed) are imported inside the calls that use them.
 from continuity_checks.checks.provenance import DECLARATION
 from continuity_checks.checks.provenance import rules as rules  # registers the PV rules
+from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
 from continuity_checks.core.findings import Finding
@@ -87,7 +88,9 @@ class ProvenanceFamily:
         self.exclude = Globs(config.exclude)
         self.pins: Pins | None = None
         """Which originals the listings pin, for this run only: built at the first commit."""
-        self._check_commit: Callable[[ProvenanceFamily, CommitContext], list[Finding]] | None
+        self._check_commit: (
+            Callable[[ProvenanceFamily, CommitContext, set[str]], list[Finding]] | None
+        )
         self._check_commit = None
         self._unlisted_at: str | None = None
         """A commit (or tree) known to hold no listing, before the first that does."""
@@ -142,6 +145,9 @@ class ProvenanceFamily:
         # an import statement in a function costs about half a microsecond each time it runs, a
         # measurable part of a commit that touches no listed file.
         check = self._check_commit
+        # a listing committed as a symlink (PV205)
+        links = symlinks.committed(context, self.kept) if context.changes else []
+        findings = [symlinks.finding(rules.SYMLINK, link, context) for link in links]
         # No listing changes in this commit. If there is none in the tree before it either,
         # nothing is pinned and nothing this commit does can be PV203, and the tree after it
         # holds none: the next commit starts from there without looking again. (Most
@@ -153,4 +159,12 @@ class ProvenanceFamily:
             from continuity_checks.checks.provenance import history
 
             check = self._check_commit = history.check_commit
-        return check(self, context)
+        findings.extend(check(self, context, {link.path for link in links}))
+        return findings
+
+    def kept(self, path: str) -> str | None:
+        """``"a regular file"`` for a sums file or manifest (PV205 when committed as a
+        symlink); None for any other path, and for one the configuration excludes."""
+        if self.claims(path) is None or self.exclude.match(path):
+            return None
+        return "a regular file"

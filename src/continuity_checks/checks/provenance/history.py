@@ -30,7 +30,7 @@ still listed, so a schema error is never mistaken for a removal.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -175,7 +175,11 @@ class Pins:
                 self.by_path.setdefault(entry.path, {}).setdefault(listing, entry)
 
 
-def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Finding]:
+def check_commit(
+    family: ProvenanceFamily, context: CommitContext, linked: Collection[str] = ()
+) -> list[Finding]:
+    """The findings of one commit; ``linked`` are the listings it left as symlinks (PV205):
+    they pin nothing from there on, and their entries are not also removed (PV202)."""
     pins = family.pins
     if pins is None or pins.at != context.before.commit:
         pins = family.pins = Pins.build(family, context.before)
@@ -189,6 +193,9 @@ def check_commit(family: ProvenanceFamily, context: CommitContext) -> list[Findi
     after: dict[str, Listed] = {}
     deleted: dict[str, list[Listed]] = {}
     for change in context.changes:
+        if change.path in linked:
+            pins.update(change.path, [])
+            continue
         old, new = _versions(family, change)
         # a version that cannot be read or parsed pins nothing, as when the pins are built from
         # a tree (a range's or a shard's first commit): what a commit pins is its parent's

@@ -128,3 +128,14 @@ ORIGINAL_EXEMPTED = rule(
     hint='restore the entry as an original kept in the repository (role "original", no '
     '"in_repository": false)',
 )
+SYMLINK = rule(
+    "PV205",
+    FAMILY,
+    "sums file or manifest committed as a symlink",
+    """A sums file or a provenance manifest is committed as what it is, never as a symlink (git
+    mode 120000). Committed as one, its entries live in the file the link names, whose later
+    edits change no listing path, so PV201-PV203 never see a digest changed or an entry removed
+    there. From the commit on, the link pins nothing; its entries are not also reported as
+    removed (PV202).""",
+    hint="commit the listing itself in place of the link",
+)

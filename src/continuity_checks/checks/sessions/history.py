@@ -21,17 +21,21 @@ ones never change.
 In a project repository (any other repository): SS208 [47] no commit brings in ``.openprogram/``;
 SS209 [48] the agent identity commits only with the subjects OpenProgram writes.
 
+In any repository: SS211 (see :func:`linked`) no session file and no directory OpenProgram keeps
+its files in is committed as a symlink; the other rules do not judge such a version again.
+
 Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at the work tree.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 
 from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
-from continuity_checks.core import strict_json
+from continuity_checks.core import strict_json, symlinks
 from continuity_checks.core.display import quote
 from continuity_checks.core.family import STAGED, Change, CommitContext
 from continuity_checks.core.findings import Finding
@@ -92,7 +96,14 @@ class History:
         if self.session_repo is None:
             self.session_repo = is_session_repo(context)
         fields = context.commit.fields
-        found = sources_appended(context)
+        links = symlinks.committed(context, lambda path: kept(path, context, self.session_repo))
+        found = [symlinks.finding(ss.SYMLINK, link, context) for link in links]
+        if links:
+            context = symlinks.beneath(context, links)
+            context = dataclasses.replace(
+                context, changes=[c for c in context.changes if c.new_mode != symlinks.SYMLINK]
+            )
+        found += sources_appended(context, tuple(link.path for link in links))
         if self.session_repo:
             return found + self._session(context, fields)
         return found + project_commit(context, fields, first)
@@ -398,16 +409,18 @@ def same_tree(before: Snapshot, after: Snapshot, directory: str) -> bool:
 _SOURCE = re.compile(r"^(?P<workspace>(?:.*/)?memory/)?sources/(?P<rest>.+\.md)$")
 
 
-def sources_appended(context: CommitContext) -> list[Finding]:
+def sources_appended(context: CommitContext, linked: tuple[str, ...] = ()) -> list[Finding]:
     """[54] sources are append-only: a v2 archive's old bytes are a prefix of its new bytes,
     and a legacy (non-``_v2``) archive never changes. Judged from every path the commit changes
     (legacy archives are not claimed), under ``memory/sources/``, or under ``sources/`` of a
     repository that is a memory workspace itself (see :func:`is_workspace_repo`, asked only
-    when such a path changes)."""
+    when such a path changes). A path the commit left as a symlink, or below one (``linked``), is
+    SS211's."""
     findings = []
     workspace_repo: bool | None = None
+    below = tuple(f"{path}/" for path in linked)
     for change in context.paths:
-        if change.status == "A":
+        if change.status == "A" or change.path in linked or change.path.startswith(below):
             continue
         found = _SOURCE.match(change.path)
         if found is None:
@@ -463,6 +476,54 @@ def _rewritten(path: str, status: str, legacy: bool, context: CommitContext) -> 
         f"expected the earlier {len(old)} bytes kept as a prefix, found them changed from line "
         f"{line} on"
     )
+
+
+# --- symlinks -----------------------------------------------------------------------------------
+
+#: directories of a memory workspace (``memory/<name>``) that OpenProgram keeps its files in
+_MEMORY_DIRECTORIES = ("sources", "topics", "timeline", "graph")
+#: directories at the top of a session repository
+_SESSION_DIRECTORIES = ("history", "file_backups")
+
+
+def kept(path: str, context: CommitContext, session_repo: bool | None) -> str | None:
+    """What OpenProgram keeps at ``path`` that must not be a symlink (SS211): a session file
+    (a stray temp file is none), or one of its directories: a session's ``history/`` and
+    ``file_backups/``, a session directory in a ``sessions/`` registry, the registries'
+    ``sessions/`` and ``projects/`` where the parent held them, a memory workspace's
+    directories, and ``.openprogram``. A path under ``.openprogram/`` of a project repository
+    is SS208's, whatever it is."""
+    if not session_repo and path.startswith(".openprogram/"):
+        return None
+    kind = layout.claims(path)
+    if kind is not None:
+        return None if kind == layout.TEMP else "a regular file"
+    return "a directory" if _directory(path, context.before, session_repo is True) else None
+
+
+def _directory(path: str, before: Snapshot, session_repo: bool) -> bool:
+    """Whether ``path`` is one of the directories :func:`kept` names."""
+    names = path.split("/")
+    name = names[-1]
+    parent = names[-2] if len(names) > 1 else ""
+    if name == ".openprogram" or (name in _MEMORY_DIRECTORIES and parent == "memory"):
+        return True
+    if name in _SESSION_DIRECTORIES:
+        # a session's own: at the top of a session repository, or in sessions/<sid>/
+        top = session_repo and len(names) == 1
+        return top or (len(names) > 2 and names[-3] == "sessions")
+    if parent == "sessions" and before.exists(f"{path}/meta.json"):
+        return True  # a session directory of a registry
+    return _registry(path, before)
+
+
+def _registry(path: str, before: Snapshot) -> bool:
+    """Whether ``path`` was a registry directory at the parent: ``sessions/`` with its
+    index.json or locations.json, ``projects/`` with its projects.json."""
+    name = path.rpartition("/")[2]
+    if name == "sessions":
+        return before.exists(f"{path}/index.json") or before.exists(f"{path}/locations.json")
+    return name == "projects" and before.exists(f"{path}/projects.json")
 
 
 # --- project repositories ------------------------------------------------------------------------
@@ -529,7 +590,10 @@ def state_committed(context: CommitContext, run_start: bool = False) -> list[Fin
 
 
 def _state_in_tree(tree: Snapshot, directory: str = ".openprogram") -> list[str]:
-    """The files under ``directory`` in a commit's tree (one lookup when there is none)."""
+    """The files under ``directory`` in a commit's tree (one lookup when there is none); none
+    through a symlink (SS211 at the commit that made it)."""
+    if tree.resolve(directory) != directory:
+        return []
     listing = tree.list(directory)
     if isinstance(listing, Unreadable):
         return []

@@ -589,3 +589,19 @@ MARKER_NOT_JUDGED = rule(
     severity=W,
     hint="check the home directory that holds .openprogram/ (with a path-map when it was moved)",
 )
+SYMLINK = rule(
+    "SS211",
+    FAMILY,
+    "session file or OpenProgram directory committed as a symlink",
+    """OpenProgram writes its files and directories as what they are: a session's meta.json,
+    history nodes and backup manifests, the registries, memory archives, topics and records,
+    and the directories that hold them (a session's history/ and file_backups/, a session
+    directory in a sessions/ registry, the registries' sessions/ and projects/, a memory
+    workspace's sources/, topics/, timeline/ and graph/, .openprogram) are never committed as
+    symlinks (git mode 120000). Committed as one, their content lives where the link leads,
+    and a later edit there changes none of the session's paths: SS205, SS206 and SS210 never
+    see it, and a session directory OpenProgram refuses to open (SS101) enters history. The
+    symlinked version is not judged again by those rules; under .openprogram/ of a project
+    repository, SS208 is the finding.""",
+    hint="commit the file or directory itself in place of the link",
+)

@@ -14,6 +14,7 @@ from continuity_checks.checks.working_state.settings import (
     RUNTIME_KINDS,
     Settings,
 )
+from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
 from continuity_checks.core.findings import Finding
@@ -83,10 +84,39 @@ class WorkingStateFamily:
         return ()
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
-        # imported here, not at the top: see the comment on the imports
-        from continuity_checks.checks.working_state import history
+        # called for every commit (every_commit): a directory of DSH's committed as a symlink
+        # is a path no family claims (WS206)
+        links = symlinks.committed(context, self.kept)
+        findings = [symlinks.finding(rules.SYMLINK, link, context) for link in links]
+        context = symlinks.beneath(context, links)
+        if context.changes:
+            # imported here, not at the top: see the comment on the imports
+            from continuity_checks.checks.working_state import history
 
-        return history.check_commit(context, self.max_depth)
+            linked = {link.path for link in links}
+            findings.extend(history.check_commit(context, self.max_depth, linked))
+        return findings
+
+    def kept(self, path: str) -> str | None:
+        """What DSH keeps at ``path`` that must not be a symlink (WS206): its state files and
+        projections, and its directories ``.dsh``, ``.dsh/project`` and ``.dsh/runtime``. Runtime
+        files are left to WS205, which refuses them whatever they are."""
+        if _dsh_directory(path):
+            return "a directory"
+        kind = self.claims(path)
+        return "a regular file" if kind in _FILE_KINDS else None
+
+
+#: the kinds of claimed files that are never symlinks (runtime files are WS205's whatever)
+_FILE_KINDS = ("state", "project", "projection")
+
+
+def _dsh_directory(path: str) -> bool:
+    """Whether ``path`` is a ``.dsh`` directory, or its ``project`` or ``runtime``."""
+    names = path.rsplit("/", 2)
+    if names[-1] == ".dsh":
+        return True
+    return len(names) > 1 and names[-2] == ".dsh" and names[-1] in ("project", "runtime")
 
 
 def _in_transaction(parts: list[str]) -> bool:

@@ -52,12 +52,28 @@ def check_file(file: FileInput, settings: Settings) -> list[Finding]:
         return []  # reported once per runtime directory or journal, by check_tree
     if file.kind == "projection":
         return check_projection(file, settings)
+    linked = _linked(file)
+    if linked is not None:
+        return [linked]
     doc = strict_json.load(file.data, max_depth=settings.max_depth)
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
     if file.kind == "state":
         return check_state(doc, file.path, file.data, settings)
     return check_project_file(doc, file.path, file.data)
+
+
+def _linked(file: FileInput) -> Finding | None:
+    """WS119 when the state file at ``file.path`` is really another path (a symlink, or a
+    symlinked directory on the way): the one finding for it, in place of its content's. A
+    symlink that cannot be followed never gets here (its read is the engine's CC001), nor does
+    a path that is not on disk (bytes given on standard input) count as one."""
+    real = file.snapshot.resolve(file.path)
+    if not isinstance(real, str) or real == file.path:
+        return None
+    return ws.STATE_LINKED.finding(
+        file.path, f"expected a regular file, found a symlink to {quote(real)}"
+    )
 
 
 def runtime_root(path: str) -> str:

@@ -7,6 +7,8 @@ and the new version of each WORKING_STATE it changed.
 - Checkpoints (WS204): content whose recomputed ``state_hash`` changed comes with a new
   ``checkpoint_id``.
 - Runtime files (WS205): no commit adds or changes ``.dsh/runtime/`` or a ``tx-*`` journal.
+- Symlinks (WS206, judged by the family for every commit): a state file or a DSH directory
+  committed as a symlink; such a version is no state to compare, so the rules above skip it.
 
 Versions that are not strict JSON objects are skipped here: file mode reports them. Positions
 are computed only for a finding, from the new version.
@@ -14,6 +16,7 @@ are computed only for a finding, from the new version.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from continuity_checks.checks.working_state import files
@@ -29,14 +32,17 @@ from continuity_checks.core.rules import Rule
 BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"
 
 
-def check_commit(context: CommitContext, max_depth: int) -> list[Finding]:
+def check_commit(
+    context: CommitContext, max_depth: int, linked: Collection[str] = ()
+) -> list[Finding]:
+    """The findings of one commit; ``linked`` are the paths it left as symlinks (WS206)."""
     sha = context.commit.sha
     findings: list[Finding] = []
     runtime = [c.path for c in context.changes if c.kind in RUNTIME_KINDS and c.status != "D"]
     if runtime:
         findings.extend(files.runtime_findings(runtime, sha))
     for change in context.changes:
-        if change.kind == "state" and change.status == "M":
+        if change.kind == "state" and change.status == "M" and change.path not in linked:
             findings.extend(_state(change, sha, max_depth))
     return findings
 

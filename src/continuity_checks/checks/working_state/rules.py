@@ -192,6 +192,18 @@ NO_CANONICAL = rule(
     hint="commit the canonical state the projection was rendered from, or exclude the capture",
 )
 
+STATE_LINKED = rule(
+    "WS119",
+    FAMILY,
+    "WORKING_STATE.json or a .dsh/project file is a symlink",
+    """DSH reads and writes its state files at their own paths. One that is a symlink (or is
+    reached through a symlinked directory) holds the bytes of the file it leads to: checked
+    here, it passes as that file, and a later edit of that file changes no state path, so the
+    history rules (WS201-WS204, WS206) never see it. Its content is judged where it lives, if
+    anywhere; this is the one finding for the path.""",
+    hint="replace the symlink with the file itself (copy the content in, then commit the file)",
+)
+
 # --- history ------------------------------------------------------------------------------------
 
 BOUNDARY_DECREASED = rule(
@@ -236,4 +248,17 @@ RUNTIME_ADDED = rule(
     """.dsh/runtime/ and transactions/tx-* journals are never committed (see WS113); this is the
     same rule applied to each commit of the range.""",
     hint="remove it from the commit and add .dsh/runtime/ to .gitignore",
+)
+SYMLINK = rule(
+    "WS206",
+    FAMILY,
+    "DSH state file or directory committed as a symlink",
+    """WORKING_STATE.json, the other .dsh/project files, captured projections and the
+    directories .dsh, .dsh/project and .dsh/runtime are committed as what they are, never as
+    symlinks (git mode 120000). Committed as one, a state file's content lives in the file the
+    link names, whose later edits change no state path, so WS201-WS204 never see them; a
+    symlinked .dsh/runtime brings runtime state and transaction journals in where WS205 cannot
+    see them. A version that is a symlink is not compared by the other history rules: this is
+    the one finding for it. Runtime files are WS205's, whatever they are.""",
+    hint="commit the file or directory itself in place of the link",
 )
