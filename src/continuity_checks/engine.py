@@ -682,6 +682,8 @@ def _walk(
     # the last good version of each claimed path whose version at some commit was not good
     # (broken, a symlink, deleted): (path, that version) -> the good one before it, or None
     remembered: dict[tuple[str, str | None], str | None] = {}
+    # what tells a state finding from a history finding of the same root cause (SharesCauses)
+    causes = [same for f in families if (same := getattr(f, "same_cause", None)) is not None]
 
     def judge(
         commit: Commit, raw_changes: list[RawChange], wanted: Sequence[int], out: list[Finding]
@@ -732,9 +734,12 @@ def _walk(
         ]
         left = commit_state.leaves(families, owners, config, *commit_trees(commit), changed)
         if left.findings:
-            seen = {(f.rule, f.path) for f in out if f.commit == commit.sha}
+            mine = [f for f in out if f.commit == commit.sha]
+            seen = {(f.rule, f.path) for f in mine}
             for finding in left.findings:
-                if (finding.rule, finding.path) not in seen:
+                if (finding.rule, finding.path) not in seen and not any(
+                    same(h, finding) for h in mine if h.path == finding.path for same in causes
+                ):
                     out.append(
                         rewrite_hint(dataclasses.replace(finding, commit=commit.sha), commit)
                     )
