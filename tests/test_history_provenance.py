@@ -431,12 +431,19 @@ def test_verify_an_original_deleted_alone_is_pv203(repo: GitRepo, run_json: RunC
 def test_verify_a_manifest_original_changed_alone_is_pv203_at_its_pointer(
     repo: GitRepo, run_json: RunCLI
 ) -> None:
+    """The manifest's own mismatch at the original's entry is the same root cause: PV203
+    alone. A derived artifact edited alone is no PV203, but the commit leaves the manifest
+    false at its entry."""
     base = repo.commit("evidence", dict(MBASE))
     edited = repo.commit("edit a", {"a.txt": C})
-    repo.commit("edit the derived b", {"b.txt": C})  # a derived artifact may be remade
+    derived = repo.commit("edit the derived b", {"b.txt": C})
     code, report = verify_range(run_json, repo, base, "--family", "provenance")
     assert code == 1
-    assert findings_of(report) == [("PV203", M, edited, 6, "/artifacts/0/sha256")]
+    assert findings_of(report) == [
+        ("PV203", M, edited, 6, "/artifacts/0/sha256"),
+        ("PV104", M, derived, 19, "/artifacts/2/sha256"),
+        ("PV106", M, derived, 20, "/artifacts/2/size"),
+    ]
 
 
 def test_verify_passes_commits_around_listed_originals(repo: GitRepo, run_json: RunCLI) -> None:
@@ -468,7 +475,9 @@ def test_verify_passes_commits_around_listed_originals(repo: GitRepo, run_json: 
 def test_verify_pins_follow_the_listings_through_the_range(repo: GitRepo, run_json: RunCLI) -> None:
     """Pins move with the listings: an entry removed with its file is PV202 alone; once gone,
     its file is free; a file listed in the range is pinned from that commit on; an entry moved
-    to a renamed listing stays pinned."""
+    to a renamed listing stays pinned. The empty listing is an error of its own (PV101), so the
+    next version is judged from the one before it; the removal it shows is still reported once,
+    at the commit that made it."""
     base = repo.commit("files", {"a.txt": A, "b.txt": B, "SHA256SUMS": sums((A, "a.txt"))})
     dropped = repo.commit("drop a with its entry", {"a.txt": C, "SHA256SUMS": b""})
     repo.commit("a is free now", {"a.txt": B})
@@ -480,6 +489,7 @@ def test_verify_pins_follow_the_listings_through_the_range(repo: GitRepo, run_js
     code, report = verify_range(run_json, repo, base, "--family", "provenance")
     assert code == 1
     assert [(r, p, c) for r, p, c, _, _ in findings_of(report)] == [
+        ("PV101", "SHA256SUMS", dropped),
         ("PV202", "SHA256SUMS", dropped),
         ("PV203", "evidence/SHA256SUMS", edited),
     ]
@@ -506,14 +516,14 @@ def test_verify_rebuilds_the_pins_at_a_merge(repo: GitRepo, run_json: RunCLI) ->
     assert side != main
 
 
-def test_verify_a_broken_listing_and_an_excluded_one_pin_nothing(
+def test_verify_a_broken_listing_keeps_its_pins_and_an_excluded_one_pins_nothing(
     repo: GitRepo, run_json: RunCLI
 ) -> None:
-    """A manifest version that does not parse pins nothing (its error is file mode's), as when
-    the pins are built from a tree at the start of a range or of a shard: what a commit is
-    judged by is its parent's tree, however the run reached it. A listing the configuration
-    excludes is never read, so the file it lists is free (the engine hands over none of its
-    changes to keep the map true). A good version pins again."""
+    """A manifest version that does not parse (its error is reported where it is made) keeps
+    pinning what its last version that parsed pinned: an edit of the original in between is
+    PV203, and the mended version is compared with the last good one (PV201 for the new
+    digest). A listing the configuration excludes is never read, so the file it lists is free
+    (the engine hands over none of its changes to keep the map true)."""
     base = repo.commit(
         "files",
         {
@@ -524,17 +534,107 @@ def test_verify_a_broken_listing_and_an_excluded_one_pin_nothing(
             "vendor/SHA256SUMS": sums((B, "v.txt")),
         },
     )
-    repo.commit("break the manifest", {M: b"{"})
-    repo.commit("edit a and v", {"a.txt": C, "v.txt": C})
-    code, report = verify_range(run_json, repo, base, "--family", "provenance")
-    assert (code, report["findings"]) == (0, [])
-    repo.commit("mend the manifest", {M: manifest(art(C, "a.txt"))})
-    edited = repo.commit("edit a again", {"a.txt": A})
+    broken = repo.commit("break the manifest", {M: b"{"})
+    edited = repo.commit("edit a and v", {"a.txt": C, "v.txt": C})
+    mended = repo.commit("mend the manifest", {M: manifest(art(C, "a.txt"))})
+    again = repo.commit("edit a again", {"a.txt": A})
     code, report = verify_range(run_json, repo, base, "--family", "provenance")
     assert code == 1
-    assert [(f["rule"], f["path"], f["commit"]) for f in report["findings"]] == [
-        ("PV203", M, edited)
+    assert [(f["rule"], f["path"], f["commit"], f["line"]) for f in report["findings"]] == [
+        ("CC004", M, broken, 1),
+        ("PV203", M, edited, None),  # the tree's version has no entry to point at
+        ("PV201", M, mended, 6),
+        ("PV203", M, again, 6),
     ]
+
+
+def test_verify_a_truncated_listing_in_between_does_not_reset_its_pins(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """A lists an original; B leaves the manifest truncated; C restores it without the
+    original's entry and rewrites the original: C is judged from A's version (PV202), and the
+    parse error is B's."""
+    base = repo.commit("files", {"a.txt": A, "b.txt": B})
+    repo.commit("list a and b", {M: manifest(art(A, "a.txt"), art(B, "b.txt"))})
+    truncated = repo.commit("truncate", {M: manifest(art(A, "a.txt"), art(B, "b.txt"))[:40]})
+    restored = repo.commit("restore without a, rewrite a",
+                           {M: manifest(art(B, "b.txt")), "a.txt": C})  # fmt: skip
+    code, report = verify_range(run_json, repo, base, "--family", "provenance")
+    assert code == 1
+    assert [(f["rule"], f["commit"], f.get("pointer")) for f in report["findings"]] == [
+        ("CC004", truncated, None),
+        ("PV202", restored, "/artifacts/0/sha256"),
+    ]
+    assert '"a.txt"' in report["findings"][1]["message"]
+
+
+@pytest.mark.parametrize(
+    ("change", "found"),
+    [
+        ({"b.txt": b"BETA\n"}, [("PV104", "/artifacts/2/sha256")]),
+        ({"b.txt": C}, [("PV104", "/artifacts/2/sha256"), ("PV106", "/artifacts/2/size")]),
+        (None, [("PV103", "/artifacts/2/path")]),
+    ],
+    ids=["edited", "resized", "deleted"],
+)
+def test_verify_a_derived_artifact_changed_alone_breaks_its_manifest(
+    repo: GitRepo, run_json: RunCLI, change: dict[str, bytes] | None, found: list[tuple[str, str]]
+) -> None:
+    """A derived artifact may be remade, but with its entry: changed or deleted alone, the
+    commit leaves its manifest false, at that commit. The manifest lives in another directory
+    than the artifact (the paths of a manifest are relative to the root)."""
+    listing = f"evidence/{M}"
+    base = repo.commit("evidence", {**{k: v for k, v in MBASE.items() if k != M},
+                                    listing: MBASE[M], "n.txt": "x\n"})  # fmt: skip
+    repo.commit("unrelated", {"n.txt": "y\n"})
+    alone = repo.commit("the derived b alone", change or {}, delete=[] if change else ["b.txt"])
+    code, report = verify_range(run_json, repo, base)
+    assert code == 1
+    assert [(f["rule"], f["path"], f["commit"], f["pointer"]) for f in report["findings"]] == [
+        (rule, listing, alone, pointer) for rule, pointer in found
+    ]
+
+
+def test_verify_a_listed_file_arriving_with_other_bytes_is_pv104(
+    repo: GitRepo, run_json: RunCLI
+) -> None:
+    """A sums file names a file that is not there yet (PV103, in the base); the commit that adds
+    it with other bytes than listed leaves a mismatch, reported there. The sums file is in a
+    directory of its own, naming paths from the root."""
+    listing = "evidence/provenance/SHA256SUMS.txt"
+    base = repo.commit("listed ahead", {listing: sums((B, "evidence/raw/later.txt"))})
+    arrived = repo.commit("it arrives, other bytes", {"evidence/raw/later.txt": C})
+    code, report = verify_range(run_json, repo, base)
+    assert (code, findings_of(report)) == (1, [("PV104", listing, arrived, 1, None)])
+
+
+def test_dependents_answer_from_the_index_without_reading_the_tree(tmp_path: Path) -> None:
+    """After a commit is checked, which listings name a path is a look-up: the tree is not
+    read for a path no listing names, nor searched for one that a listing names."""
+    family = ProvenanceFamily(Config())
+    before = {**MBASE, "sub/SHA256SUMS": sums((A, "a.txt"))}
+    write_tree(tmp_path / "before", before)
+    write_tree(tmp_path / "after", before)
+    tree = WorkTree(tmp_path / "after", 1 << 20)
+    context = CommitContext(
+        Commit(sha=SHA, parents=("p" * 40,), subject="s", trailers={}),
+        [],
+        WorkTree(tmp_path / "before", 1 << 20),
+        tree,
+    )
+    assert list(family.check_commit(context)) == []
+
+    class Untouchable(WorkTree):
+        def __getattribute__(self, name: str) -> Any:
+            if name in ("read", "list", "exists", "find", "sha256", "is_dir", "size"):
+                raise AssertionError(f"the tree was asked: {name}")
+            return super().__getattribute__(name)
+
+    untouchable = Untouchable(tmp_path / "after", 1 << 20)
+    assert sorted(family.dependents("a.txt", untouchable)) == [M, "sub/SHA256SUMS"]
+    assert list(family.dependents("b.txt", untouchable)) == [M]
+    assert list(family.dependents("private/raw.csv", untouchable)) == []  # not in the repository
+    assert list(family.dependents("notes/other.txt", untouchable)) == []
 
 
 def test_staged_change_of_an_original_is_caught(

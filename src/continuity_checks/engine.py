@@ -504,7 +504,7 @@ def check_staged(
             for finding in family.check_commit(context):
                 findings.append(rewrite_hint(finding, commit))
     left = commit_state.leaves(families, owners, config, trees, raw_changes, repo.read_blob)
-    _add_left(findings, left.findings, commit)
+    _add_left(findings, left.findings, commit, _causes(families))
     findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
     return findings
 
@@ -538,16 +538,32 @@ def _cut_short(path: str) -> Finding:
     )
 
 
-def _add_left(out: list[Finding], left: Sequence[Finding], commit: Commit) -> None:
-    """The errors ``commit`` leaves, added to ``out`` with its id, except where a history rule
-    already reported the same rule at the same path in this commit (one cause, once)."""
+#: A family's judgement that a history finding names the cause of a state finding.
+SameCause = Callable[[Finding, Finding], bool]
+
+
+def _causes(families: Sequence[Family]) -> list[SameCause]:
+    """The ``same_cause`` of each family that has one (:class:`SharesCauses`)."""
+    return [same for f in families if (same := getattr(f, "same_cause", None)) is not None]
+
+
+def _add_left(
+    out: list[Finding], left: Sequence[Finding], commit: Commit, causes: Sequence[SameCause]
+) -> None:
+    """The errors ``commit`` leaves, added to ``out`` with its id, except where a history
+    finding of this commit at the same path has the same rule or, as its family judges, names
+    the same cause (one cause, once)."""
     if not left:
         return
-    seen = {(f.rule, f.path) for f in out if f.commit == commit.sha}
+    mine = [f for f in out if f.commit == commit.sha]
+    seen = {(f.rule, f.path) for f in mine}
     for finding in left:
-        if (finding.rule, finding.path) not in seen:
-            finding = dataclasses.replace(finding, commit=commit.sha)
-            out.append(rewrite_hint(finding, commit))
+        if (finding.rule, finding.path) in seen or any(
+            same(h, finding) for h in mine if h.path == finding.path for same in causes
+        ):
+            continue
+        finding = dataclasses.replace(finding, commit=commit.sha)
+        out.append(rewrite_hint(finding, commit))
 
 
 def verify(
@@ -759,6 +775,7 @@ def _walk(
     # the last good version of each claimed path whose version at some commit was not good
     # (broken, a symlink, deleted): (path, that version) -> the good one before it, or None
     remembered: dict[tuple[str, str | None], str | None] = {}
+    causes = _causes(families)  # what tells a state finding of a history finding's cause
 
     def judge(
         commit: Commit, raw_changes: list[RawChange], wanted: Sequence[int], out: list[Finding]
@@ -836,7 +853,7 @@ def _walk(
         for :func:`last_good`."""
         trees = commit_trees(commit)
         left = commit_state.leaves(families, owners, config, trees, raw_changes, read)
-        _add_left(out, left.findings, commit)
+        _add_left(out, left.findings, commit, causes)
         remember(remembered, raw_changes, left.broken, owners)
 
     everyone = range(len(families))

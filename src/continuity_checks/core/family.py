@@ -226,6 +226,16 @@ def tree_check(family: Family, snapshot: Snapshot) -> TreeCheck:
     return CollectedTree(snapshot, family.check_tree)
 
 
+class SharesCauses(Protocol):
+    """A family some of whose history findings name the cause of an error the commit also
+    leaves in its tree (an original rewritten: the history rule, and the listing's mismatch at
+    the same entry). Optional: the engine reports such a state finding only when
+    ``same_cause(history, state)`` is false for every history finding of the same commit and
+    path, so that one root cause is reported once."""
+
+    def same_cause(self, history: Finding, state: Finding) -> bool: ...
+
+
 class FinishesCommits(Protocol):
     """A family that, after the last commit of a run (history mode, or the commit being made),
     still has findings to make that need where some files came from before the run: one

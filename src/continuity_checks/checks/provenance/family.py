@@ -27,6 +27,9 @@ SKIP_DIRS = frozenset(
 """Directories the search for the listings does not enter: the engine's ``SKIP_DIRS`` (a
 family imports only ``core``, so a test keeps the two equal)."""
 
+#: what a changed or deleted listed file makes its listing's file check report
+_CONSEQUENCES = frozenset({rules.MISSING.id, rules.MISMATCH.id, rules.SIZE.id})
+
 DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
 DEFAULT_MANIFESTS = ("PROVENANCE.json", "*.provenance.json")
 
@@ -94,6 +97,10 @@ class ProvenanceFamily:
         self._check_commit = None
         self._unlisted_at: str | None = None
         """A commit (or tree) known to hold no listing, before the first that does."""
+        self._unlisted_trees: tuple[str | None, ...] = ()
+        """The trees of the last commit checked, when both are known to hold no listing."""
+        self._other: Pins | None = None
+        """The index of a tree the history checks were not handed (see :meth:`dependents`)."""
 
     def claims(self, path: str) -> str | None:
         endings = self.listing_endings
@@ -137,7 +144,46 @@ class ProvenanceFamily:
         return ()
 
     def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
-        return ()
+        """The listings of ``tree`` that name ``path`` (a sums entry, or an artifact kept in the
+        repository): a dictionary look-up in the index the history checks keep of every listing
+        (:attr:`history.Pins.named`), read from the whole tree once per run and moved by each
+        commit's changed listings. Any listing may name any path (a manifest's paths, and by
+        default a sums file's, are relative to the root, not to the listing), so no search
+        near ``path`` could find them all. The listings the commit changes are judged by the
+        engine anyway; the others name the same paths in the commit's tree and its parent's.
+        A listed path is matched as written (``./`` and ``..`` resolved), not through a
+        symlinked directory."""
+        pins = self.pins
+        if pins is None or tree.commit not in (pins.at, pins.parent):
+            if tree.commit in self._unlisted_trees:
+                return ()
+            pins = self._index(tree)
+        naming = pins.named.get(path)
+        if not naming:
+            return ()
+        if tree.commit == pins.at:
+            return sorted(naming)
+        return sorted(n for n in naming if tree.exists(n))  # not one the commit added
+
+    def _index(self, tree: Snapshot) -> Pins:
+        """The index of ``tree``'s listings when the history checks have not read it (a tree
+        they were not handed): read once, kept for the next question about the same tree."""
+        from continuity_checks.checks.provenance.history import Pins
+
+        if self._other is None or self._other.at != tree.commit:
+            self._other = Pins.build(self, tree)
+        return self._other
+
+    def same_cause(self, history: Finding, state: Finding) -> bool:
+        """Whether ``state`` (a listed file missing, or not matching its digest or size, new in
+        the commit's tree) is the consequence of the original ``history`` (PV203) says the
+        commit changed or deleted: the same entry of the same listing (its line in a sums file,
+        its artifact in a manifest)."""
+        if history.rule != rules.ORIGINAL_CHANGED.id or state.rule not in _CONSEQUENCES:
+            return False
+        if history.pointer is None or state.pointer is None:
+            return history.line is not None and history.line == state.line
+        return history.pointer.rpartition("/")[0] == state.pointer.rpartition("/")[0]
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # Called for every commit of a range (every_commit): the module is imported at the first
@@ -154,6 +200,7 @@ class ProvenanceFamily:
         # repositories, and so most commit hooks, have no listing at all.)
         if check is None and not context.changes and self._unlisted(context.before):
             self._unlisted_at = context.after.commit
+            self._unlisted_trees = (context.before.commit, context.after.commit)
             return ()
         if check is None:
             from continuity_checks.checks.provenance import history

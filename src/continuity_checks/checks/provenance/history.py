@@ -23,15 +23,19 @@ A commit that adds, edits or deletes a sums file or manifest is compared with it
   is written.
 
 A version that does not parse (a manifest with a JSON error, a version over the size limit) is
-skipped: that is file mode's finding, and history compares only what both sides state. A
-manifest artifact the schema refuses for another reason (an upper-case digest, a bad size) is
-still listed, so a schema error is never mistaken for a removal.
+skipped: that is file mode's finding, and history compares only what both sides state; its
+listing keeps pinning what its last version that parsed pinned. A change is compared with the
+version the engine hands (``Change.old()``: the last good one when the parent's held an error or
+was deleted); what the parent's version already showed against that same version was reported at
+its own commit and is not reported again. A manifest artifact the schema refuses for another
+reason (an upper-case digest, a bad size) is still listed, so a schema error is never mistaken for
+a removal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from continuity_checks.checks.provenance import listed, manifest, sums
@@ -50,6 +54,7 @@ if TYPE_CHECKING:
     from continuity_checks.core.git import RawChange
 
 _NAMED_AT_MOST = 5  # paths named in a finding about a deleted listing
+_SYMLINK = "120000"
 
 
 @dataclass(frozen=True)
@@ -147,6 +152,13 @@ class Pins:
     at: str | None
     listings: dict[str, list[Listed]] = field(default_factory=dict)
     by_path: dict[str, dict[str, Listed]] = field(default_factory=dict)
+    named: dict[str, set[str]] = field(default_factory=dict)
+    """Every path a listing's file check reads (an entry kept in the repository, any role) and
+    the listings that name it: what ``ProvenanceFamily.dependents`` answers from."""
+    read: dict[str, list[str]] = field(default_factory=dict)
+    """The paths of :attr:`named` that each listing names."""
+    parent: str | None = None
+    """The tree :attr:`at` was moved from (the first parent of the last commit checked)."""
 
     @classmethod
     def build(cls, family: ProvenanceFamily, tree: Snapshot) -> Pins:
@@ -162,6 +174,16 @@ class Pins:
 
     def update(self, listing: str, found: list[Listed]) -> None:
         """``listing`` now pins what ``found`` lists (nothing, for a deleted listing)."""
+        for path in self.read.pop(listing, ()):
+            naming = self.named[path]
+            naming.discard(listing)
+            if not naming:
+                del self.named[path]
+        paths = list(dict.fromkeys(e.path for e in found if e.stored))
+        if paths:
+            self.read[listing] = paths
+            for path in paths:
+                self.named.setdefault(path, set()).add(listing)
         for entry in self.listings.pop(listing, ()):
             pinned = self.by_path.get(entry.path)
             if pinned is not None:
@@ -174,6 +196,17 @@ class Pins:
             for entry in kept:
                 self.by_path.setdefault(entry.path, {}).setdefault(listing, entry)
 
+    def keep(self, listing: str) -> None:
+        """``listing``'s new version does not parse: it pins what it pinned, with no position
+        (the positions were in a version the tree no longer holds)."""
+        kept = [
+            replace(e, line=None, pointer=None, doc=None) for e in self.listings.get(listing, ())
+        ]
+        if kept:
+            self.listings[listing] = kept
+            for entry in reversed(kept):  # the first entry of a path is the one that pins it
+                self.by_path[entry.path][listing] = entry
+
 
 def check_commit(
     family: ProvenanceFamily, context: CommitContext, linked: Collection[str] = ()
@@ -185,24 +218,29 @@ def check_commit(
         pins = family.pins = Pins.build(family, context.before)
     # the originals this commit changes or deletes, as the listings pinned them at the parent
     touched = _touched(pins, context.paths) if pins.by_path else []
-    pins.at = context.after.commit
+    pins.parent, pins.at = context.before.commit, context.after.commit
     if not context.changes and not touched:
         return []  # the commit touches no listing and no listed original: the usual case
     sha = context.commit.sha
     before: dict[str, Listed] = {}
     after: dict[str, Listed] = {}
     deleted: dict[str, list[Listed]] = {}
+    answered: dict[str, str | None] = {}
     for change in context.changes:
         if change.path in linked:
             pins.update(change.path, [])
             continue
         old, new = _versions(family, change)
-        # a version that cannot be read or parsed pins nothing, as when the pins are built from
-        # a tree (a range's or a shard's first commit): what a commit pins is its parent's
-        # tree's, however the run reached it
-        pins.update(change.path, new if new is not None else [])
+        # a version that cannot be read or parsed states nothing: its listing keeps pinning
+        # what its last version that parsed pinned (a tree read at a range's or a shard's first
+        # commit has no earlier version: there it pins nothing)
+        if new is not None or change.new_blob is None:
+            pins.update(change.path, new or [])
+        else:
+            pins.keep(change.path)
         if old is None or new is None:
             continue  # a version that does not parse: nothing both sides state
+        answered.update(_answered(family, change, context, old))
         for entry in old:
             before.setdefault(entry.path, entry)
         for entry in new:
@@ -217,8 +255,11 @@ def check_commit(
     for path, old_entry in before.items():
         new_entry = after.get(path)
         if new_entry is None:
-            removed.setdefault(old_entry.listing, []).append(old_entry)
+            if answered.get(path, old_entry.digest) is not None:
+                removed.setdefault(old_entry.listing, []).append(old_entry)
         elif new_entry.digest != old_entry.digest:
+            if answered.get(path) == new_entry.digest:
+                continue  # the parent's version made this change: reported at its commit
             findings.append(
                 new_entry.finding(
                     pv.DIGEST_CHANGED,
@@ -237,12 +278,44 @@ def check_commit(
     for listing, gone in removed.items():
         findings.extend(_removed(listing, gone, listing in deleted, sha))
     findings.extend(_exempted(exempted, sha))
-    to_verify += [entry for path, entry in after.items() if path not in before]
+    to_verify += [
+        entry
+        for path, entry in after.items()
+        if path not in before and answered.get(path) != entry.digest
+    ]
     findings.extend(_verify(context.after, to_verify, sha))
     findings.extend(_originals(context.before, context.after, kept_originals, sha))
     seen = {entry.path for entry in kept_originals}
     findings.extend(_pinned(context, pins, [c for c in touched if c[0].path not in seen]))
     return findings
+
+
+def _answered(
+    family: ProvenanceFamily, change: Change, context: CommitContext, good: list[Listed]
+) -> dict[str, str | None]:
+    """What earlier commits reported, when ``change`` is judged from the listing's last good
+    version (``good``, its entries) and not from its parent's: the engine hands the last good one
+    after a version that held an error or was deleted, and each such version was judged from the
+    same last good one at its own commit. So each path of either version, with its digest in the
+    parent's version (None: not listed there), is a removal, digest or entry already reported.
+    Empty when the change is judged from the parent's version, or the parent's does not parse
+    (it stated nothing, so nothing was reported)."""
+    parent = next((c for c in context.paths if c.path == change.path), None)
+    if parent is None or parent.old_blob == change.old_blob or parent.old_mode == _SYMLINK:
+        return {}
+    stated: list[Listed] | None = []  # a deleted listing: every entry's removal was reported
+    if parent.old_blob is not None:
+        data = context.before.read(change.path)
+        stated = None
+        if not isinstance(data, Unreadable):
+            kind, path = change.kind, change.path
+            stated = entries(kind, path, data, family.relative_to, family.max_depth)
+    if stated is None:
+        return {}
+    answered: dict[str, str | None] = dict.fromkeys(e.path for e in good)
+    for entry in reversed(stated):  # the first entry of a path is the one compared
+        answered[entry.path] = entry.digest
+    return answered
 
 
 def _touched(pins: Pins, paths: Sequence[RawChange]) -> list[tuple[RawChange, dict[str, Listed]]]:
