@@ -181,10 +181,26 @@ class _NoTree(Snapshot):
     def __init__(self) -> None:
         super().__init__(1 << 20)
 
-    def _read(self, *args: object) -> Any:
-        raise AssertionError(f"the tree was read: {args}")
+    def read(self, path: str) -> Any:
+        raise AssertionError(f"read {path}")
 
-    read = size = sha256 = list = exists = is_dir = resolve = _read
+    def size(self, path: str) -> Any:
+        raise AssertionError(f"size of {path}")
+
+    def sha256(self, path: str) -> Any:
+        raise AssertionError(f"hashed {path}")
+
+    def list(self, directory: str) -> Any:
+        raise AssertionError(f"listed {directory}")
+
+    def exists(self, path: str) -> bool:
+        raise AssertionError(f"looked up {path}")
+
+    def is_dir(self, path: str) -> bool:
+        raise AssertionError(f"looked up {path}")
+
+    def resolve(self, path: str) -> Any:
+        raise AssertionError(f"resolved {path}")
 
 
 @pytest.mark.parametrize(
