@@ -49,10 +49,8 @@ class CapturesFamily:
         directory, _, name = path.rpartition("/")
         # the deltas and working-state families' stores: every file is theirs (tested first:
         # most paths of a large run are deltas)
-        if ".deltalayer" in directory or ".dsh" in directory:
-            framed = f"/{directory}/"
-            if "/.deltalayer/" in framed or "/.dsh/" in framed:
-                return None
+        if _in_store(directory):
+            return None
         if self.roots and not self.roots.match(directory):
             return None
         if name == layout.MANIFEST:
@@ -146,7 +144,47 @@ class CapturesFamily:
         return findings
 
     def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
-        return ()
+        """The family files of ``path``'s directory in ``tree`` whose checks read ``path``: the
+        kinds checked whole with their directory (manifests, readers, deliveries, cycle deltas,
+        which name its other files), the ``capture.json`` a manifest makes ours, the necessary
+        view whose supporting pointers resolve in the capture, and else a decision's
+        projection, where the directory's completeness is reported. Decided from the path
+        alone, without reading ``tree``, for a path that no file of the family can name."""
+        directory, _, name = path.rpartition("/")
+        if not self._may_be_named(path, directory, name):
+            return ()
+        names = tree.list(directory)
+        if isinstance(names, Unreadable):
+            return ()  # the directory is gone: nothing is left in it to break
+        decision = layout.is_decision_dir(directory)
+        wanted: set[str] = set()
+        if name == layout.MANIFEST and not decision:
+            wanted.add(layout.CAPTURE)
+        if name == (layout.PROJECTION if decision else layout.CAPTURE):
+            wanted.add(layout.REQUIRED)
+        prefix = f"{directory}/" if directory else ""
+        found = [
+            prefix + entry
+            for entry in names
+            if (entry in wanted or self.claims(prefix + entry) not in _UNREAD)
+            and not tree.is_dir(prefix + entry)
+        ]
+        if decision and not found and layout.PROJECTION in names:
+            found.append(prefix + layout.PROJECTION)
+        return found
+
+    def _may_be_named(self, path: str, directory: str, name: str) -> bool:
+        """Whether a file of the family can name ``path`` (a string test): one it claims; under
+        ``roots``, any file of a root; else a name of the family's files (LoopX writes
+        ``projection.json`` and ``delivery.json`` beside a capture too) or any file of a
+        decision directory."""
+        if _in_store(directory):
+            return False
+        if self.claims(path) is not None:
+            return True
+        if self.roots:
+            return self.roots.match(directory)
+        return name in _LOOSE or layout.is_decision_dir(directory)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a decision directory committed as a symlink
@@ -191,10 +229,24 @@ class CapturesFamily:
 _DECISION_DIR = re.compile(r"decision-[a-z0-9_]{8}")
 
 
+def _in_store(directory: str) -> bool:
+    """Whether ``directory`` is inside a ``.deltalayer/`` or ``.dsh/`` store (another
+    family's, whatever the names in it)."""
+    if ".deltalayer" in directory or ".dsh" in directory:
+        framed = f"/{directory}/"
+        return "/.deltalayer/" in framed or "/.dsh/" in framed
+    return False
+
+
+# names of the family's files that it does not claim everywhere, which a manifest beside a
+# capture can still pin (LoopX's own example writes them beside its capture.json)
+_LOOSE = frozenset(_DECISION_ONLY)
 _HASHING = frozenset({"manifest", "reader"})  # the kinds that hash a capture
 # documents that other files pin by digest: a change to one is caught at the files that pin it,
 # so a neighbour of a claimed file is not parsed again (a capture can be large)
 _PINNED = frozenset({"capture", "required-context", "cycle-base"})
+# what a directory's own check does not read again: the pinned documents, and what is not ours
+_UNREAD = _PINNED | {None}
 
 
 def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list[str]:

@@ -290,7 +290,12 @@ def _whole(value: object) -> int | None:
 def manifest_names(snapshot: Snapshot, directory: str, name: str) -> bool:
     """Whether ``directory``'s manifest names ``name`` as its capture."""
     data = snapshot.read(model.join(directory, MANIFEST))
-    if isinstance(data, Unreadable):
+    return not isinstance(data, Unreadable) and names_capture(data, directory, name)
+
+
+def names_capture(data: bytes | None, directory: str, name: str) -> bool:
+    """Whether ``data``, a version of ``directory``'s manifest, names ``name`` as its capture."""
+    if data is None:
         return False
     parsed = strict_json.accepts(data)
     if parsed is None or not isinstance(parsed[1], dict):

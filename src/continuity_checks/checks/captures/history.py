@@ -17,6 +17,7 @@ from continuity_checks.checks.captures.layout import (
     CAPTURE,
     CYCLE_BASE,
     CYCLE_DELTA,
+    MANIFEST,
     PROJECTION,
     REQUIRED,
     is_decision_dir,
@@ -25,15 +26,16 @@ from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
 from continuity_checks.core.family import STAGED, Change, CommitContext
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.snapshot import Snapshot, Unreadable
+from continuity_checks.core.snapshot import Unreadable
 
 # files that may be replaced inside a capture directory that is not a decision directory: a
 # cycle's baseline and delta and the necessary view move on with the cycle
 _MUTABLE = frozenset({CYCLE_BASE, CYCLE_DELTA, REQUIRED})
 
 
-def published(change: Change, before: Snapshot) -> bool:
-    """Whether the old version of ``change`` is a published capture file."""
+def published(change: Change, context: CommitContext) -> bool:
+    """Whether the old version of ``change`` (its last good version) is a published capture
+    file: for a capture, whether the last good version of the manifest beside it names it."""
     directory, name = posixpath.split(change.path)
     if is_decision_dir(directory) or change.kind == "reader":
         return True
@@ -42,9 +44,22 @@ def published(change: Change, before: Snapshot) -> bool:
         parsed = None if old is None else strict_json.accepts(old)
         # only a manifest that named a capture was published (a web app's manifest.json is not)
         return parsed is not None and isinstance(parsed[1], dict) and "capture_file" in parsed[1]
-    if change.kind == "capture":
-        return files.manifest_names(before, directory, name)
-    return name not in _MUTABLE and files.manifest_names(before, directory, CAPTURE)
+    if change.kind != "capture" and name in _MUTABLE:
+        return False
+    manifest = _good_manifest(context, model.join(directory, MANIFEST))
+    return files.names_capture(manifest, directory, name if change.kind == "capture" else CAPTURE)
+
+
+def _good_manifest(context: CommitContext, path: str) -> bytes | None:
+    """The last good version of the manifest at ``path`` before this commit: the old version
+    the engine gives with its change, the commit's own when the commit put it back to that
+    version (the engine then gives no change), else the parent's."""
+    for change in context.changes:
+        if change.path == path:
+            return change.old()
+    changed = any(raw.path == path for raw in context.paths)
+    data = (context.after if changed else context.before).read(path)
+    return None if isinstance(data, Unreadable) else data
 
 
 def check_commit(
@@ -145,7 +160,7 @@ def _immutable(context: CommitContext, linked: Collection[str]) -> list[Finding]
     for change in context.changes:
         if change.status == "A" or change.old_blob == change.new_blob or change.path in linked:
             continue
-        if not published(change, context.before):
+        if not published(change, context):
             continue
         if change.status == "D":
             findings.append(
