@@ -129,9 +129,9 @@ def test_every_file_rule_has_a_bad_fixture() -> None:
     file_rules = {r.id for r in all_rules() if r.id.startswith("CC") or r.id.startswith("DL1")}
     # CC001 and CC008 need file-system conditions; they have their own tests below. CC010 is
     # for paths named inside files, which deltas have none of: tests/test_snapshot.py has it.
-    # CC011 is a history rule (a configuration change inside a verified range):
-    # tests/test_verify.py has it.
-    assert file_rules - caught == {"CC001", "CC008", "CC010", "CC011"}
+    # CC011 and CC012 are history rules (a configuration change inside a verified range, a
+    # look-back cut short): tests/test_verify.py and tests/test_staged.py have them.
+    assert file_rules - caught == {"CC001", "CC008", "CC010", "CC011", "CC012"}
 
 
 def test_legacy_messages_are_the_readers(tmp_path: Path, run_json: RunCLI) -> None:

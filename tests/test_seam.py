@@ -69,7 +69,7 @@ def test_history_mode_gives_every_commit_its_author_and_both_trees(
 ) -> None:
     isolate_git(monkeypatch, tmp_path / "home")
     repo = GitRepo(tmp_path / "repo")
-    repo.commit("authors", {"notes/AUTHORS": "agent@example.invalid\n"})
+    repo.commit("authors", {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"})
     base = repo.head()
     repo.commit("a note", {"notes/a.note": "A"})
     repo.write({"README": "by Eve\n"})  # a path no family claims
@@ -87,6 +87,33 @@ def test_history_mode_gives_every_commit_its_author_and_both_trees(
         ("ZZ201", eve, "expected a listed author, found eve@example.invalid (nothing; README)")
     ]
     assert report["summary"]["commits"] == 3
+
+
+def test_a_commit_is_judged_by_the_files_that_depend_on_what_it_changed(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """A commit that changes only notes/INDEX leaves a note it does not touch unlisted: the
+    error check --all finds in its tree and not in its parent's is reported at that commit, by
+    verify and by the commit hook, through the family's dependents of the path."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\nb.note\n"}
+    repo.commit("notes", {**files, "notes/a.note": "A", "notes/b.note": "B"})
+    base = repo.head()
+    repo.write({"notes/INDEX": "a.note\n"})
+    repo.git("add", "-A")
+    root = str(repo.path)
+    monkeypatch.chdir(repo.path)  # as git runs a hook: from the top of the work tree
+    code, report = run_json("check", "--staged", "notes/INDEX")
+    found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
+    # (the hook's identity is git's own here, not a listed author: ZZ201 too)
+    assert (code, found[-1:]) == (1, [("ZZ101", "notes/b.note", "staged")])
+    repo.git("commit", "-q", "-m", "drop b from the index")
+    dropped = repo.head()
+    repo.commit("unrelated", {"README": "r\n"})
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", root)
+    found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
+    assert (code, found) == (1, [("ZZ101", "notes/b.note", dropped)])
 
 
 # --- what a family may not do -----------------------------------------------------------------

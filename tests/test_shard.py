@@ -299,3 +299,33 @@ def test_a_shard_does_not_take_a_later_creator_for_an_earlier_one(
     code, whole = run_json("verify", "--root", str(r.path), "--range", "HEAD")
     assert (code, {f["rule"] for f in whole["findings"]}) == (1, {"DL206"})
     assert assert_shards_add_up(run_json, r.path, "HEAD", (5, 2, 3)) == 5
+
+
+def test_a_shard_compares_with_the_last_good_version_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """A delta left unparseable in one shard and rewritten with another conversation's identity
+    in the next: the later shard compares it with the version before the broken one, as the
+    whole run does, and the shards still add up to the whole run."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "repo")
+    marker = "<!-- deltalayer-conversation-v0.2.1 -->\n## Project Continuity\n"
+    r.commit("base", {"PROJECT.md": "# P\n", "AGENTS.md": marker})
+    r.git("tag", "base")
+    r.commit("start", {A: delta(changes=["first"])})
+    r.commit("broken", {A: delta(changes=["first"])[:20]}, trailers=[A])
+    retaken = r.commit(
+        "retaken",
+        {A: delta(updated="2026-09-21T16:10:00+08:00", conversation_id="other")},
+        trailers=[A],
+    )
+    code, whole = run_json("verify", "--root", str(r.path), "--range", "base..HEAD")
+    found = {(f["rule"], f["commit"]) for f in whole["findings"]}
+    assert {("DL204", retaken), ("DL205", retaken)} <= found, found
+    code, last = run_json(
+        "verify", "--root", str(r.path), "--range", "base..HEAD", "--shard", "3/3"
+    )
+    assert {(f["rule"], f["commit"]) for f in last["findings"]} == {
+        (rule, sha) for rule, sha in found if sha == retaken
+    }
+    assert_shards_add_up(run_json, r.path, "base..HEAD", (2, 3))

@@ -93,6 +93,33 @@ def leaves(
     return left
 
 
+def good(
+    families: Sequence[Family], owners: Owners, config: Config, tree: Snapshot, path: str
+) -> bool:
+    """Whether the version of the claimed ``path`` in ``tree`` is good: there, not a symlink,
+    and without an error of its own under file mode."""
+    if not tree.exists(path) or tree.resolve(path) != path:
+        return False
+    found, unread = check_items(tree, families, [(path, owners(path), None)])
+    return not unread and not any(f.path == path for f in _errors(config, found))
+
+
+def look_back(
+    versions: Sequence[tuple[str, str | None]],
+    tree_of: Callable[[str], Snapshot],
+    families: Sequence[Family],
+    owners: Owners,
+    config: Config,
+    path: str,
+) -> str | None:
+    """The newest good version of ``path`` among ``versions`` (``(commit, blob or None)``,
+    newest first, as :meth:`~continuity_checks.core.git.Repository.versions` gives them)."""
+    for commit, blob in versions:
+        if blob is not None and good(families, owners, config, tree_of(commit), path):
+            return blob
+    return None
+
+
 def _items(
     families: Sequence[Family],
     owners: Owners,

@@ -360,7 +360,13 @@ def _check(
     if progress is not None:
         progress(count, count)
     if repo is not None:
-        findings.extend(check_staged(repo, config, chosen, families))
+        # what file mode found in the files given is not repeated as left by the commit
+        given_keys = {(f.rule, f.path, f.pointer, f.message) for f in findings}
+        findings.extend(
+            f
+            for f in check_staged(repo, config, chosen, families)
+            if (f.rule, f.path, f.pointer, f.message) not in given_keys
+        )
     kept, suppressed = apply_config(config, findings)
     report = Report(
         findings=kept,
@@ -429,35 +435,36 @@ def _claimed(
                 yield path, found
 
 
+#: How many earlier versions of a file the commit hook looks through for its last good one.
+LOOK_BACK = 20
+
+
 def check_staged(
     repo: Repository, config: Config, chosen: Sequence[Declaration], families: Sequence[Family]
 ) -> list[Finding]:
-    """The history rules applied to the one prospective commit: what the index changes against
-    ``HEAD``, with the index's tree as the commit's and ``HEAD``'s as its parent's. Findings
-    carry the commit id ``staged``."""
+    """The prospective commit (what the index changes against ``HEAD``, with the index's tree
+    as the commit's and ``HEAD``'s as its parent's), judged as ``verify`` judges a commit: the
+    history rules, each claimed change from the last good version of its path (looked for
+    back through ``HEAD``'s history, at most :data:`LOOK_BACK` versions), and the errors the
+    commit leaves (:mod:`~continuity_checks.commit_state`). Findings carry the commit id
+    ``staged``."""
     from continuity_checks.core.git import GITLINK
     from continuity_checks.core.snapshot import CommitTree
 
     limit = config.max_file_bytes
     findings: list[Finding] = []
     exclude = Globs(config.exclude)
-    raw_changes = repo.staged(any(d.gitlinks for d in chosen))
-    changes: list[list[Change]] = [[] for _ in families]
-    for c in raw_changes:
-        if exclude.match(c.path):
-            continue
-        gitlink = GITLINK in (c.old_mode, c.new_mode)
-        for index, family in enumerate(families):
-            kind = family.claims(c.path)
-            if kind is not None and (not gitlink or chosen[index].gitlinks):
-                changes[index].append(
-                    Change(
-                        c.path, kind, c.status, c.old_blob, c.new_blob, repo.read_blob, c.new_mode
-                    )
-                )
-    wanted = [bool(changes[i]) or d.every_commit for i, d in enumerate(chosen)]
-    if not any(wanted):
+    raw_changes = [
+        c for c in repo.staged(any(d.gitlinks for d in chosen)) if not exclude.match(c.path)
+    ]
+    if not raw_changes and not any(d.every_commit for d in chosen):
         return findings
+
+    def owners(path: str) -> list[tuple[int, str]]:
+        if exclude.match(path):
+            return []
+        return [(i, kind) for i, f in enumerate(families) if (kind := f.claims(path)) is not None]
+
     head = repo.head()
     fields: dict[str, str] = {}
     asked = frozenset().union(*(d.fields for d in chosen))
@@ -469,13 +476,93 @@ def check_staged(
     commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
     trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
     others = tuple(CommitTree(repo, p, limit) for p in merging)
+    changes: list[list[Change]] = [[] for _ in families]
+    for c in raw_changes:
+        found = owners(c.path)
+        if not found:
+            continue
+        old = c.old_blob
+        if (
+            head
+            and c.new_blob
+            and not commit_state.good(families, owners, config, trees[0], c.path)
+        ):
+            old, cut = _last_good_before(repo, head, c.path, families, owners, config)
+            if cut:
+                findings.append(_cut_short(c.path))
+        if old == c.new_blob:
+            continue  # back to the last good version: nothing the rules compare changed
+        status = "A" if old is None else ("D" if c.new_blob is None else "M")
+        gitlink = GITLINK in (c.old_mode, c.new_mode)
+        for index, kind in found:
+            if not gitlink or chosen[index].gitlinks:
+                changes[index].append(
+                    Change(c.path, kind, status, old, c.new_blob, repo.read_blob, c.new_mode)
+                )
     for index, family in enumerate(families):
-        if wanted[index]:
+        if changes[index] or chosen[index].every_commit:
             context = CommitContext(commit, changes[index], *trees, raw_changes, others)
             for finding in family.check_commit(context):
                 findings.append(rewrite_hint(finding, commit))
+    changed = [
+        (
+            c.path,
+            c.new_mode or None,
+            repo.read_blob(c.new_blob) if c.new_blob and owners(c.path) else None,
+        )
+        for c in raw_changes
+    ]
+    left = commit_state.leaves(families, owners, config, *trees, changed)
+    _add_left(findings, left.findings, commit)
     findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
     return findings
+
+
+def _last_good_before(
+    repo: Repository,
+    head: str,
+    path: str,
+    families: Sequence[Family],
+    owners: Callable[[str], Sequence[tuple[int, str]]],
+    config: Config,
+) -> tuple[str | None, bool]:
+    """The last good version of ``path`` before the commit being made, whose ``HEAD`` version
+    is not good (or absent), and whether the look-back was cut short before it found one."""
+    from continuity_checks.core.snapshot import CommitTree
+
+    versions = repo.versions(head, path, LOOK_BACK)
+    if not versions:
+        return None, False
+    found = commit_state.look_back(
+        versions,
+        lambda sha: CommitTree(repo, sha, config.max_file_bytes),
+        families,
+        owners,
+        config,
+        path,
+    )
+    return found, found is None and len(versions) >= LOOK_BACK
+
+
+def _cut_short(path: str) -> Finding:
+    return cc.LOOK_BACK_CUT.finding(
+        path,
+        f"expected a good version of the file among the last {LOOK_BACK} commits that changed "
+        "it, found none: the history rules compared this commit's version with nothing",
+        commit=STAGED,
+    )
+
+
+def _add_left(out: list[Finding], left: Sequence[Finding], commit: Commit) -> None:
+    """The errors ``commit`` leaves, added to ``out`` with its id, except where a history rule
+    already reported the same rule at the same path in this commit (one cause, once)."""
+    if not left:
+        return
+    seen = {(f.rule, f.path) for f in out if f.commit == commit.sha}
+    for finding in left:
+        if (finding.rule, finding.path) not in seen:
+            finding = dataclasses.replace(finding, commit=commit.sha)
+            out.append(rewrite_hint(finding, commit))
 
 
 def verify(
@@ -714,6 +801,38 @@ def _walk(
             for finding in families[index].check_commit(context):
                 out.append(rewrite_hint(finding, commit))
 
+    inherited: set[str] = set()  # the claimed paths a shard has met: see inherit()
+    deleted: frozenset[str] | None = None  # the paths the earlier shards delete, when asked
+
+    def inherit(commit: Commit, raw_changes: list[RawChange]) -> None:
+        """At a shard's first change of each claimed path whose version from before the shard
+        is not good: the last good version the whole run would remember, looked for among the
+        versions the earlier shards' commits made (one from before the range counts as good,
+        as the whole run takes it)."""
+        nonlocal deleted
+        in_range = None
+        for c in raw_changes:
+            if c.path in inherited or not owners(c.path):
+                continue
+            inherited.add(c.path)
+            if c.old_blob is None:
+                if deleted is None:
+                    deleted = repo.deleted_in(earlier)
+                if c.path not in deleted:
+                    continue  # an addition of a path no earlier shard deleted: a creation
+            elif commit_state.good(families, owners, config, commit_trees(commit)[0], c.path):
+                continue
+            in_range = in_range if in_range is not None else frozenset(earlier)
+            good = None
+            for sha, blob in repo.versions(commit.parents[0], c.path, _SHARD_LOOK_BACK):
+                tree = CommitTree(repo, sha, limit)
+                if sha not in in_range or (
+                    blob is not None and commit_state.good(families, owners, config, tree, c.path)
+                ):
+                    good = blob
+                    break
+            remembered[(c.path, c.old_blob)] = good
+
     def commit_trees(commit: Commit) -> tuple[CommitTree, CommitTree]:
         parent = commit.parents[0] if commit.parents else None
         return CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit)
@@ -731,13 +850,7 @@ def _walk(
             for c in raw_changes
         ]
         left = commit_state.leaves(families, owners, config, *commit_trees(commit), changed)
-        if left.findings:
-            seen = {(f.rule, f.path) for f in out if f.commit == commit.sha}
-            for finding in left.findings:
-                if (finding.rule, finding.path) not in seen:
-                    out.append(
-                        rewrite_hint(dataclasses.replace(finding, commit=commit.sha), commit)
-                    )
+        _add_left(out, left.findings, commit)
         remember(remembered, raw_changes, left.broken, owners)
 
     everyone = range(len(families))
@@ -774,6 +887,8 @@ def _walk(
                 if c.path in judging_files:
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
+            if earlier:
+                inherit(commit, raw_changes)
             judge(commit, raw_changes, everyone, findings)
             state(commit, raw_changes, findings)
             if too_large:
@@ -978,6 +1093,7 @@ def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
 
 
 _OWNERS_KEPT = 1 << 16
+_SHARD_LOOK_BACK = 1000  # versions of one path a shard looks through for its last good one
 _YOUNG_COLLECTION = 10_000  # allocations between young collections during the walk (default 700)
 
 

@@ -102,3 +102,16 @@ CONFIG_CHANGED = rule(
     severity=Severity.WARNING,
     hint="review the configuration change; it applies once it is part of the base",
 )
+LOOK_BACK_CUT = rule(
+    "CC012",
+    "core",
+    "no good earlier version within the look-back",
+    """The commit hook compares a changed file with its last good version: the newest earlier
+    version that parsed and passed. When the version in HEAD is not good (it does not parse, holds
+    an error, or the file was deleted), it looks further back through the commits that changed
+    the file, up to a bound. When none of those versions is good, the history rules had nothing
+    to compare the file with: this warning says so. continuity verify over the range, which
+    remembers every version it walks, compares it as far back as the range goes.""",
+    severity=Severity.WARNING,
+    hint="run `continuity verify` over the history of the file, which is not bounded",
+)

@@ -168,6 +168,13 @@ def creation_arguments(request: LogRequest, listed: bool = False) -> list[str]:
     ]
 
 
+def version_arguments(limit: int) -> list[str]:
+    """The ``git log`` that lists, newest first, the last ``limit`` commits (reachable from the
+    revision on its stdin) that changed the path named after its ``--`` line, each with its raw
+    change of that path."""
+    return ["--literal-pathspecs", "log", f"--max-count={limit}", *_RAW, *_plain(LogRequest())]
+
+
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "backslashreplace")
 

@@ -49,6 +49,7 @@ from continuity_checks.core.git.log import (
     log_arguments,
     parse_log,
     raw_change,
+    version_arguments,
 )
 from continuity_checks.core.git.objects import (
     BATCH_BLOBS,
@@ -419,6 +420,33 @@ class Repository:
             finally:
                 _stop(process)
         return found
+
+    def versions(self, revision: str, path: str, limit: int) -> list[tuple[str, str | None]]:
+        """The versions ``path`` had in the last ``limit`` commits reachable from ``revision``
+        that changed it, newest first: ``(commit, blob id or None where it deleted it)``. One
+        git process; none for a path git's stdin cannot name."""
+        if not HEX.fullmatch(revision) or not path or "\n" in path or "\\" in path:
+            return []
+        stdin = f"{revision}\n--\n{path}\n".encode("utf-8", "surrogateescape")
+        out = self._output(version_arguments(limit), stdin=stdin)
+        return [
+            (commit.sha, change.new_blob)
+            for commit, changes in parse_log([out])
+            for change in changes
+            if change.path == path
+        ]
+
+    def deleted_in(self, commits: Sequence[str]) -> frozenset[str]:
+        """The paths that ``commits`` delete against their first parents (one ``git log`` over
+        just those commits)."""
+        if not commits:
+            return frozenset()
+        args = ["log", "--no-walk=unsorted", "--stdin", "-z", "--format=", "--name-only"]
+        args += ["--no-renames", "--diff-filter=D", "--diff-merges=first-parent"]
+        out = self._output(args, stdin="".join(f"{c}\n" for c in commits).encode("ascii"))
+        return frozenset(
+            name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name.strip()
+        )
 
     def _shallow_commits(self) -> frozenset[str]:
         """The commits whose parents a shallow clone lacks (git lists them in the ``shallow``
