@@ -15,10 +15,11 @@ from continuity_checks.checks.sessions import DECLARATION, layout
 from continuity_checks.checks.sessions.pathmap import PathMap
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, TreeCheck, options
-from continuity_checks.core.findings import Finding
+from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from continuity_checks.checks.sessions.depends import Dependents
     from continuity_checks.checks.sessions.history import History
     from continuity_checks.checks.sessions.tree import Gather
 
@@ -40,8 +41,13 @@ class SessionsFamily:
                 )
         self.path_map = PathMap(raw)
         self.max_depth = config.max_depth
+        #: the rules the configuration makes errors (what the state a commit leaves counts)
+        self.raised = frozenset(
+            r for r, level in config.severity.items() if level is Severity.ERROR
+        )
         self._gather: Gather | None = None
         self._history: History | None = None
+        self._dependents: Dependents | None = None
 
     @property
     def gather(self) -> Gather:
@@ -91,7 +97,17 @@ class SessionsFamily:
         return SessionsTree(snapshot, self.max_depth, self.path_map)
 
     def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
-        return ()
+        """The claimed files of ``tree`` whose checks read ``path``: one file of the session it
+        is in (the session is judged whole), the registries and memory files that name that
+        session, the sessions and topics a memory file's checks reach (see ``depends``)."""
+        if not layout.relevant(path):
+            return ()
+        if self._dependents is None:
+            # imported here, not at the top: see the module's docstring
+            from continuity_checks.checks.sessions.depends import Dependents
+
+            self._dependents = Dependents(self.max_depth, self.path_map, self.raised)
+        return self._dependents.of(path, tree)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         return self.history.check_commit(context)

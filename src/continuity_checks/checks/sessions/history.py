@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 
 from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
@@ -188,7 +189,7 @@ class History:
             if change.kind == layout.NODE:
                 found_findings, node = self._node(change, context, sha)
                 findings.extend(found_findings)
-                if node is not None and change.status == "A":
+                if node is not None and added(change, context):
                     self._pend(node)
             elif change.kind == layout.META:
                 data = change.new()
@@ -320,7 +321,7 @@ class History:
                     )
                 )
         parsed = layout.NODE_NAME.match(name)
-        if parsed is not None and change.status == "A":
+        if parsed is not None and added(change, context):
             findings.extend(self._stable(path, parsed, context, sha))
         return findings, node
 
@@ -356,6 +357,13 @@ class History:
                 )
         self.names[node_id] = name
         return findings
+
+
+def added(change: Change, context: CommitContext) -> bool:
+    """Whether the commit brings the node file into the tree: added since its last good version,
+    or back after a deletion (judged from the last good version, the engine calls that a
+    modification) — a node new to the session's files, whose name and turn are judged."""
+    return change.status == "A" or not context.before.exists(change.path)
 
 
 def _node_names(snapshot: Snapshot, directory: str) -> list[re.Match[str]]:
@@ -419,11 +427,22 @@ def sources_appended(context: CommitContext, linked: tuple[str, ...] = ()) -> li
     findings = []
     workspace_repo: bool | None = None
     below = tuple(f"{path}/" for path in linked)
+    # a claimed (v2) archive is judged from its last good version, as the engine hands it
+    claimed = {c.path: c for c in context.changes if c.kind == layout.ARCHIVE}
     for change in context.paths:
-        if change.status == "A" or change.path in linked or change.path.startswith(below):
+        if change.path in linked or change.path.startswith(below):
             continue
         found = _SOURCE.match(change.path)
         if found is None:
+            continue
+        status = change.status
+        old: Callable[[], bytes | Unreadable | None] = partial(context.before.read, change.path)
+        if layout.claims(change.path) == layout.ARCHIVE:
+            last_good = claimed.get(change.path)
+            if last_good is None:
+                continue  # back to its last good bytes: nothing changed since
+            status, old = last_good.status, last_good.old
+        if status == "A":
             continue
         if found["workspace"] is None:
             if workspace_repo is None:
@@ -431,7 +450,7 @@ def sources_appended(context: CommitContext, linked: tuple[str, ...] = ()) -> li
             if not workspace_repo:
                 continue
         legacy = not ("/" + found["rest"]).rpartition("/")[0].endswith("/_v2")
-        message = _rewritten(change.path, change.status, legacy, context)
+        message = _rewritten(change.path, status, legacy, old, context)
         if message is not None:
             findings.append(
                 ss.SOURCE_REWRITTEN.finding(change.path, message, commit=context.commit.sha)
@@ -459,7 +478,13 @@ def is_workspace_repo(context: CommitContext) -> bool:
     )
 
 
-def _rewritten(path: str, status: str, legacy: bool, context: CommitContext) -> str | None:
+def _rewritten(
+    path: str,
+    status: str,
+    legacy: bool,
+    read_old: Callable[[], bytes | Unreadable | None],
+    context: CommitContext,
+) -> str | None:
     if status == "D":
         return "expected the archive to be kept (sources are append-only), found it deleted"
     if legacy:
@@ -467,8 +492,10 @@ def _rewritten(path: str, status: str, legacy: bool, context: CommitContext) -> 
             "expected a legacy (non-_v2) source archive to stay as it is (legacy archives are "
             "frozen), found it changed"
         )
-    old, new = context.before.read(path), context.after.read(path)
-    if isinstance(old, Unreadable) or isinstance(new, Unreadable) or new.startswith(old):
+    old, new = read_old(), context.after.read(path)
+    if old is None or isinstance(old, Unreadable) or isinstance(new, Unreadable):
+        return None  # not read (over the size limit): the engine says so
+    if new.startswith(old):
         return None
     common = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), len(new))
     line = old.count(b"\n", 0, common) + 1

@@ -98,3 +98,19 @@ def workspace_of(path: str) -> str:
     """The state directory (``""`` or ending in /) of a path under ``memory/``."""
     match = _WORKSPACE.match(path)
     return "" if match is None else match[1]
+
+
+def relevant(path: str) -> bool:
+    """Whether a change of ``path`` can matter to the family's checks of other files: string
+    tests only (most paths of a run are other families')."""
+    name = path.rpartition("/")[2]
+    return (
+        "history/" in path
+        or name == "meta.json"
+        or "memory/" in path
+        or "sessions/" in path
+        or "file_backups/" in path
+        or "large_nodes/" in path
+        or name.endswith(".tmp")
+        or path.endswith(".openprogram/.gitignore")
+    )

@@ -322,21 +322,24 @@ class Gather:
         self.max_depth = max_depth
         self.path_map = path_map
         self.directory: str | None = None
+        self.snapshot: Snapshot | None = None
         self.listing: list[str] | Unreadable = []
         self.last: str | None = None
         self.held: dict[str, NodeFile] = {}
 
     def node(self, path: str, data: bytes, snapshot: Snapshot) -> list[Finding]:
         directory = session_of_node(path)
-        if directory != self.directory:
-            self.directory, self.held = directory, {}
+        # what is held belongs to one session of one tree (history mode checks two trees of
+        # each commit with the same family)
+        if directory != self.directory or snapshot is not self.snapshot:
+            self.directory, self.snapshot, self.held = directory, snapshot, {}
             self.listing = snapshot.list(directory + "history")
             self.last = last_node_file(snapshot, directory, self.listing)
         self.held[path] = check_node_file(path, data, snapshot, self.max_depth)
         if path != self.last:
             return []
         held, listing = self.held, self.listing
-        self.directory, self.held, self.listing = None, {}, []
+        self.directory, self.snapshot, self.held, self.listing = None, None, {}, []
         return check_session(snapshot, directory, self.max_depth, self.path_map, held, listing)
 
 
@@ -379,11 +382,8 @@ def check_session(
     if link is not None:
         return [link]  # OpenProgram does not open it: nothing in it is the session's
     has_history = snapshot.is_dir(directory + "history")
-    missing = [
-        p
-        for p, ok in ((".git", snapshot.exists(directory + ".git")), ("history/", has_history))
-        if not ok
-    ]
+    has_git = snapshot.exists(directory + ".git") or repository_itself(snapshot, directory)
+    missing = [p for p, ok in ((".git", has_git), ("history/", has_history)) if not ok]
     if missing:
         findings.append(
             ss.NOT_A_SESSION.finding(
@@ -419,6 +419,13 @@ def check_session(
     if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
         findings.extend(check_project_gitignore(snapshot, bound["project"]))
     return findings
+
+
+def repository_itself(snapshot: Snapshot, directory: str) -> bool:
+    """Whether the session directory is the root of a commit's tree: its ``.git`` is then the
+    repository the commit belongs to, which every checkout of the commit has and no commit's
+    tree can hold (git tracks no ``.git``)."""
+    return not directory and snapshot.commit is not None
 
 
 def symlinked(snapshot: Snapshot, directory: str) -> Finding | None:
