@@ -775,12 +775,13 @@ def _walk(
                     findings.extend(_config_changes(repo, raw_changes, commit.sha))
                     break
             judge(commit, raw_changes, everyone, findings)
-            state(commit, raw_changes, findings)
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
                 )
                 too_large.clear()
+            state(commit, raw_changes, findings)
+            too_large.clear()  # what only the state read: it reported them itself
     # what came before the range (or the shard): the base (every remote-tracking tip of a new
     # branch), or nothing (the range is all of history, so the head); and a shard's earlier
     # commits, where the whole run would have seen a delta created. A shard of all of history
