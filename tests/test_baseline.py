@@ -235,7 +235,8 @@ def test_a_range_that_adds_to_the_baseline_is_reported(repo: GitRepo, run_json: 
     """A pull request that breaks a file and lists the break in the baseline passes `check`
     (which reads the work tree's baseline, as it reads the work tree's configuration), and no
     history rule sees a schema error; verify must then show the commit that grew the baseline,
-    as it shows one that changes the configuration (CC011), so that review sees what is hidden.
+    as it shows one that changes the configuration (CC011), so that review sees what is hidden,
+    and the error itself: the range is judged by the base's baseline, which does not know it.
     A baseline that only shrinks (fixed findings dropping out) is no news."""
     repo.commit("adopt", {A: delta(), "SHA256SUMS": sums("gone.txt")})
     root = str(repo.path)
@@ -253,7 +254,8 @@ def test_a_range_that_adds_to_the_baseline_is_reported(repo: GitRepo, run_json: 
     assert (code, report["findings"], report["summary"]["baselined"]) == (0, [], known + 1)
     code, report = run_json("verify", "--root", root, "--range", "base..HEAD")
     assert [(f["rule"], f["path"], f["commit"]) for f in report["findings"]] == [
-        ("CC011", FILE_NAME, sneaky)
+        ("CC011", FILE_NAME, sneaky),
+        ("DL105", A, sneaky),
     ]
     assert "1 more known finding" in report["findings"][0]["message"]
     # the break fixed, the baseline written again: it only shrinks, nothing to review

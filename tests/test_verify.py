@@ -90,12 +90,15 @@ def test_takeover_through_identity_fields(repo: GitRepo, run_json: RunCLI) -> No
     )
     code, report = verify(run_json, repo, "--range", "base..HEAD")
     assert code == 1
+    # the name no longer matches the source either: the state the commit leaves (DL110)
     assert sorted((f["rule"], f["pointer"], f["commit"]) for f in report["findings"]) == [
+        ("DL110", None, sha),
         ("DL204", "/conversation_id", sha),
         ("DL204", "/source", sha),
     ]
-    assert all(f["line"] == 1 and f["column"] > 1 for f in report["findings"])
-    messages = sorted(f["message"] for f in report["findings"])
+    takeovers = [f for f in report["findings"] if f["rule"] == "DL204"]
+    assert all(f["line"] == 1 and f["column"] > 1 for f in takeovers)
+    messages = sorted(f["message"] for f in takeovers)
     assert messages == [
         'expected conversation_id to stay absent, found "x"',
         'expected source to stay "codex", found "agent"',
@@ -109,7 +112,10 @@ def test_normalised_started_at_is_not_a_takeover(repo: GitRepo, run_json: RunCLI
     code, report = verify(run_json, repo, "--range", "z..HEAD")
     assert (code, report["findings"]) == (0, [])
     moved = repo.commit("move", {C: delta("2026-09-21T11:00:00+00:00", source="claude")})
-    assert found(verify(run_json, repo, "--range", "z..HEAD")[1]) == [("DL204", C, moved, 1)]
+    assert found(verify(run_json, repo, "--range", "z..HEAD")[1]) == [
+        ("DL110", C, moved, None),  # the name says 10:00: the state the commit leaves
+        ("DL204", C, moved, 1),
+    ]
 
 
 def test_trailer_naming_another_delta(repo: GitRepo, run_json: RunCLI) -> None:
@@ -237,8 +243,12 @@ def test_freeze_carrying_an_update_no_update_could_make(repo: GitRepo, run_json:
     back = delta(updated="2026-09-21T16:00:00+08:00", changes=["first"])
     sha = repo.commit("freeze as another", {A_FROZEN: taken}, delete=[A], trailers=[A])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (1, [("DL204", A_FROZEN, sha, 1)])
-    assert report["findings"][0]["pointer"] == "/source"
+    # the name says "agent" (DL110): the state the commit leaves
+    assert (code, found(report)) == (
+        1,
+        [("DL110", A_FROZEN, sha, None), ("DL204", A_FROZEN, sha, 1)],
+    )
+    assert report["findings"][1]["pointer"] == "/source"
     repo.git("reset", "-q", "--hard", "base")
     sha = repo.commit("freeze going back", {A_FROZEN: back}, delete=[A], trailers=[A])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
@@ -316,23 +326,30 @@ def test_delta_started_and_frozen_before_its_first_commit(repo: GitRepo, run_jso
     assert (code, found(report)) == (0, [])
     other = repo.commit("another's frozen delta", {path_of("z.frozen.json"): record}, trailers=[B])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (1, [("DL201", path_of("z.frozen.json"), other, None)])
+    assert (code, found(report)) == (
+        1,
+        [
+            ("DL110", path_of("z.frozen.json"), other, None),
+            ("DL201", path_of("z.frozen.json"), other, None),
+        ],
+    )
 
 
 def test_twin_resolved_as_its_hint_says(repo: GitRepo, run_json: RunCLI) -> None:
     """X.json beside an X.frozen.json of the same bytes (a freeze committed in two steps, or
     its X.json never removed) is DL111, whose hint is to remove X.json: that commit completes
     the freeze and loses nothing. It was DL206, whose hint (restore X.json) was the twin again."""
-    repo.commit("frozen copy", {A_FROZEN: A0}, trailers=[A_FROZEN])
+    copy = repo.commit("frozen copy", {A_FROZEN: A0}, trailers=[A_FROZEN])
     twin = repo.commit("remove X.json of the twin", delete=[A], trailers=[A])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (0, [])
+    # the copy leaves the twin (DL111); its removal is no deletion
+    assert (code, found(report)) == (1, [("DL111", A, copy, None)])
     # X.json whose bytes the frozen file does not keep: its deletion loses them
     repo.git("reset", "-q", "--hard", "base")
-    repo.commit("frozen copy of an older version", {A_FROZEN: A0.replace("first", "older")})
+    copy = repo.commit("frozen copy of an older version", {A_FROZEN: A0.replace("first", "older")})
     lost = repo.commit("remove X.json of the twin", delete=[A], trailers=[A])
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (1, [("DL206", A, lost, None)])
+    assert (code, found(report)) == (1, [("DL111", A, copy, None), ("DL206", A, lost, None)])
     assert twin != lost
 
 
@@ -399,10 +416,11 @@ def test_merges(repo: GitRepo, run_json: RunCLI) -> None:
 
 def test_paths_with_spaces(repo: GitRepo, run_json: RunCLI) -> None:
     odd = path_of("my conversation ü.frozen.json")
-    repo.commit("odd", {odd: A0})
+    named = repo.commit("odd", {odd: A0})
     sha = repo.commit("edit odd", {odd: A0 + "\n"})
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (1, [("DL207", odd, sha, 2)])
+    # the name is no delta's (DL110); its bytes are frozen all the same from the commit on
+    assert (code, found(report)) == (1, [("DL110", odd, named, None), ("DL207", odd, sha, 2)])
 
 
 def test_garbage_bytes_no_traceback(repo: GitRepo, run_json: RunCLI) -> None:
@@ -413,7 +431,11 @@ def test_garbage_bytes_no_traceback(repo: GitRepo, run_json: RunCLI) -> None:
         "more garbage", {A: b'{"started_at": 1, "source": [], "updated_at": "x"}'}, trailers=[A]
     )
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert code == 1 and [f["rule"] for f in report["findings"]] == ["DL209"]
+    # each commit's broken files, and the second version against the last good one (DL204)
+    assert code == 1
+    assert sorted(f["rule"] for f in report["findings"]) == [
+        "CC002", "CC003", "DL102", "DL103", "DL103", "DL104", "DL204", "DL209"
+    ]  # fmt: skip
 
 
 def test_shallow_clone_is_exit_2(
@@ -482,7 +504,9 @@ def test_subprocess_run(repo: GitRepo) -> None:
     assert result.returncode == 1, result.stderr
     assert f"{A_FROZEN}:1: DL207" in result.stdout
     assert f"[commit {bad[:12]}]" in result.stdout
-    assert result.stdout.rstrip().endswith("2 commits checked: 1 error, 0 warnings")
+    # DL207, and the state the edit leaves: "{}" is no delta (DL102)
+    assert f"{A_FROZEN}:1:1: DL102" in result.stdout
+    assert result.stdout.rstrip().endswith("2 commits checked: 2 errors, 0 warnings")
 
 
 def test_legacy_edge_cases(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> None:
@@ -492,7 +516,8 @@ def test_legacy_edge_cases(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> N
     repo.commit("first records", {other: LEGACY0.rstrip("\n")})  # empty before: nothing to keep
     glued = repo.commit("glued", {other: LEGACY0.rstrip("\n") + '{"x":1}\n'})
     code, report = verify(run_json, repo, "--range", "base..HEAD", "--config", append_only)
-    assert (code, found(report)) == (1, [("DL209", other, glued, 2)])
+    # the glued line is no record either (CC004): the state the commit leaves
+    assert (code, found(report)) == (1, [("DL209", other, glued, 2), ("CC004", other, glued, 2)])
     assert "no final newline" in report["findings"][0]["message"]
 
 
@@ -560,13 +585,16 @@ def test_unrelated_history_merge_that_changes_a_source(repo: GitRepo, run_json: 
     (repo.path / A).unlink()
     (repo.path / C).unlink()
     (repo.path / LEGACY).unlink()
-    repo.commit("other root", {B: delta("2026-09-21T17:00:00+08:00", source="agent")})
+    root = repo.commit("other root", {B: delta("2026-09-21T17:00:00+08:00", source="agent")})
     repo.git("clean", "-q", "-f", "-d")
     repo.git("checkout", "-q", "-f", "main")
     merged = merge(repo, "other", "--allow-unrelated-histories", "-X", "theirs")
     code, report = verify(run_json, repo, "--range", "base..HEAD")
-    assert (code, found(report)) == (1, [("DL204", B, merged, 1)])
-    assert report["findings"][0]["pointer"] == "/source"
+    # B's name says "codex" (DL110), on the other line and in the merge that brings it in
+    assert (code, found(report)) == (
+        1, [("DL110", B, root, None), ("DL110", B, merged, None), ("DL204", B, merged, 1)]
+    )  # fmt: skip
+    assert report["findings"][2]["pointer"] == "/source"
 
 
 # --- no ref or file of the repository shows verify other commits (issue 11) -------------------

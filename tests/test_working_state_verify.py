@@ -84,7 +84,10 @@ def test_schema_version_and_checkpoint_identity(repo: GitRepo, run_json: RunCLI)
     second = repo.commit("restore and edit", {WS: edited})
     code, report = verify(run_json, repo)
     assert code == 1
+    # schema_version 6 is also no state file mode reads (WS102); the edit is judged against
+    # the last good version, the parent's of the old copy
     assert found(report) == [
+        ("WS102", WS, first, 2),
         ("WS203", WS, first, 2),
         ("WS204", WS, second, line_of(edited, '"checkpoint_id"')),
     ]
@@ -94,7 +97,11 @@ def test_runtime_journal_committed(repo: GitRepo, run_json: RunCLI) -> None:
     bad = repo.commit("oops", {JOURNAL: '{"schema":"qwen-v4-project-transaction-1"}\n'})
     repo.commit("removed", delete=[JOURNAL])
     code, report = verify(run_json, repo)
-    assert (code, found(report)) == (1, [("WS205", JOURNAL, bad, None)])
+    # the runtime file committed (WS205) is also in the tree the commit leaves (WS113)
+    assert (code, found(report)) == (
+        1,
+        [("WS113", JOURNAL, bad, None), ("WS205", JOURNAL, bad, None)],
+    )
 
 
 def test_a_merge_answers_for_what_it_brings(repo: GitRepo, run_json: RunCLI) -> None:

@@ -893,12 +893,13 @@ def _walk(
             if earlier:
                 inherit(commit, raw_changes)
             judge(commit, raw_changes, everyone, findings)
-            state(commit, raw_changes, findings)
             if too_large:
                 findings.extend(
                     _oversized(too_large, reported, raw_changes, repo.oversized, config, commit.sha)
                 )
                 too_large.clear()
+            state(commit, raw_changes, findings)
+            too_large.clear()  # what only the state read: it reported them itself
     # what came before the range (or the shard): the base (every remote-tracking tip of a new
     # branch), or nothing (the range is all of history, so the head); and a shard's earlier
     # commits, where the whole run would have seen a delta created. A shard of all of history
@@ -1055,12 +1056,16 @@ def remember(
     owners: Callable[[str], Sequence[tuple[int, str]]],
 ) -> None:
     """After a commit: each claimed path it left without a good version (deleted, a symlink, or
-    holding an error) keeps the last good version it had before."""
+    holding an error) keeps the last good version it had before. A path that never had one
+    (added broken) is judged from its first version: the history rules' promises (a frozen
+    file's bytes) start when it is committed, not when it is first good."""
     for c in raw_changes:
         if c.new_blob is not None and c.new_mode != SYMLINK and c.path not in broken:
             continue
         if owners(c.path):
-            remembered[(c.path, c.new_blob)] = remembered.get((c.path, c.old_blob), c.old_blob)
+            good = remembered.get((c.path, c.old_blob), c.old_blob)
+            if good is not None or c.new_blob is None:
+                remembered[(c.path, c.new_blob)] = good
 
 
 SYMLINK = "120000"

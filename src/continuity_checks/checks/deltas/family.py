@@ -23,6 +23,7 @@ from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from continuity_checks.checks.deltas.depends import Dependents
     from continuity_checks.checks.deltas.history import HistoryChecks
 
 
@@ -72,6 +73,8 @@ class DeltasFamily:
         self.owner_allowed = frozenset(normal(a) for a in allowed)
         self.max_depth = config.max_depth
         self._history: HistoryChecks | None = None  # history mode only, made on first use
+        self._exclude = Globs(config.exclude)
+        self._dependents: Dependents | None = None  # history mode only, made on first use
 
     def claims(self, path: str) -> str | None:
         head, _, name = path.rpartition("/")
@@ -95,7 +98,13 @@ class DeltasFamily:
         return files.check_tree(snapshot, claimed)
 
     def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
-        return ()
+        if ".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md")):
+            return ()  # most paths of a commit: no delta check reads them
+        if self._dependents is None:
+            from continuity_checks.checks.deltas.depends import Dependents
+
+            self._dependents = Dependents(self._exclude)
+        return self._dependents(path, tree)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a store directory committed as a symlink is

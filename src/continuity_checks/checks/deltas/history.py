@@ -6,10 +6,12 @@
   (``ownership = "trailer"``). Creations are free in the default mode. Deletions are left to
   DL206, changes of frozen files to DL207.
 - Content (DL204, DL205): a modified delta keeps started_at, source and conversation_id, and its
-  updated_at does not go back. Versions that are not strict JSON objects are skipped: file mode
-  reports them. History only needs four fields of each version, so it reads them with
-  ``strict_json.accepts``: the same strictness as file mode without what only file mode needs
-  (positions, messages, the compact-form proof); positions are computed only for a finding.
+  updated_at does not go back, compared with the last good version (``change.old()``: the
+  engine's, past a broken version or a deletion). A version that is not a strict JSON object
+  is file mode's finding, at the commit that made it. History only needs four fields of each
+  version, so it reads them with ``strict_json.accepts``: the same strictness as file mode
+  without what only file mode needs (positions, messages, the compact-form proof); positions
+  are computed only for a finding.
 - Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
   one commit, with identical bytes or with those of an update of ``X.json`` (update, freeze,
   then one commit), judged as that update (DL204, DL205); DL208 when either side is not a delta
@@ -102,6 +104,8 @@ def check_commit(
 ) -> list[Finding]:
     sha = context.commit.sha
     deltas = [c for c in context.changes if c.kind == "delta"]
+    if family.allow_delete:
+        deltas = [_created_again(c, context.before) for c in deltas]
     freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
     findings = _ownership(family.ownership, context.commit, deltas, freezes, named)
     if owners is not None and deltas:
@@ -120,6 +124,15 @@ def check_commit(
             else:
                 findings.extend(_legacy(family.legacy_mode, change, sha))
     return findings
+
+
+def _created_again(change: Change, before: Snapshot) -> Change:
+    """A delta the parent does not have, given as a modification of the version before its
+    deletion (its last good version): where deletions are allowed, the deletion ended that
+    delta, and this is a new one, by its creator. A frozen file's deletion never is (DL207)."""
+    if change.status != "M" or naming.is_frozen(change.path) or before.exists(change.path):
+        return change
+    return replace(change, status="A", old_blob=None)
 
 
 def _symlink(change: Change, sha: str) -> Finding:

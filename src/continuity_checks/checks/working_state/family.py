@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 # Only what __init__ and claims need is imported here: the commit hook builds every family to
 # route the staged paths, and most commits touch none of ours. The check modules (files,
@@ -21,8 +22,13 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
 
+if TYPE_CHECKING:
+    from continuity_checks.checks.working_state.depends import Dependents
+
 #: captured projections claimed by default: rendered projections and injection captures
 DEFAULT_PROJECTIONS = ("**/*.projection.json", "**/*-injection.raw.txt")
+#: the file name endings of those globs, for finding projections in a tree
+DEFAULT_ENDINGS = (".projection.json", "-injection.raw.txt")
 
 
 class WorkingStateFamily:
@@ -43,6 +49,8 @@ class WorkingStateFamily:
             )
         self.max_depth = config.max_depth
         self.settings = Settings(config.max_depth, warn)
+        self._endings = DEFAULT_ENDINGS if projections == list(DEFAULT_PROJECTIONS) else None
+        self._dependents: Dependents | None = None  # history mode only, made on first use
 
     def claims(self, path: str) -> str | None:
         if path.endswith("/WORKING_STATE.json") or path == "WORKING_STATE.json":
@@ -81,7 +89,14 @@ class WorkingStateFamily:
         return files.runtime_findings(runtime)
 
     def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
-        return ()
+        known = self._dependents
+        if ".dsh/" not in path and (known is None or known.projections is None):
+            return ()  # no check reads it, unless it is a projection the run must know of
+        if known is None:
+            from continuity_checks.checks.working_state.depends import Dependents
+
+            known = self._dependents = Dependents(self.claims, self._endings)
+        return known(path, tree)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a directory of DSH's committed as a symlink

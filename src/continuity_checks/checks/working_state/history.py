@@ -10,8 +10,10 @@ and the new version of each WORKING_STATE it changed.
 - Symlinks (WS206, judged by the family for every commit): a state file or a DSH directory
   committed as a symlink; such a version is no state to compare, so the rules above skip it.
 
-Versions that are not strict JSON objects are skipped here: file mode reports them. Positions
-are computed only for a finding, from the new version.
+The old version is the last good one (``change.old()``: the engine's, past a broken version or
+a deletion, so a re-added file is a modification). A version that is not a strict JSON object is
+file mode's finding, at the commit that made it. Positions are computed only for a finding,
+from the new version.
 """
 
 from __future__ import annotations
