@@ -133,15 +133,25 @@ def good(
 def look_back(
     versions: Sequence[tuple[str, str | None, str]],
     tree_of: Callable[[str], Snapshot],
-    is_good: Callable[[Snapshot, str | None, str], bool],
-) -> str | None:
-    """The blob of the newest good version among ``versions`` (``(commit, blob or None, git
-    mode)``, newest first, as :meth:`~continuity_checks.core.git.Repository.versions` gives
-    them), judged by ``is_good(tree, blob, mode)``."""
+    is_good: Callable[[Snapshot, str, str], bool],
+    in_range: Callable[[str], bool] = lambda commit: True,
+) -> tuple[str | None, bool]:
+    """The version a change is judged from, when the version before it is not good, as
+    ``verify`` remembers it: the newest good one among ``versions`` (``(commit, blob or None,
+    git mode)``, newest first, as :meth:`~continuity_checks.core.git.Repository.versions` gives
+    them, judged by ``is_good(tree, blob, mode)``); one made before the range (not
+    ``in_range``) counts as good; a path with no good version is judged from the first version
+    it was added with (the promises of a file start when it is committed). Also whether a good
+    version (or the range's start) was found."""
+    first = None
     for commit, blob, mode in versions:
-        if blob is not None and is_good(tree_of(commit), blob, mode):
-            return blob
-    return None
+        if not in_range(commit):
+            return blob, True
+        if blob is not None:
+            if is_good(tree_of(commit), blob, mode):
+                return blob, True
+            first = blob
+    return first, False
 
 
 def _items(

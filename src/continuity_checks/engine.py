@@ -486,9 +486,11 @@ def check_staged(
             continue
         old = c.old_blob
         if head and c.new_blob and not is_good(trees[0], (c.path, c.old_blob, c.old_mode)):
-            old, cut = _last_good_before(repo, head, c.path, is_good, limit)
+            good, cut = _last_good_before(repo, head, c.path, is_good, limit)
             if cut:
                 findings.append(_cut_short(c.path))
+            else:
+                old = good
         if old == c.new_blob:
             continue  # back to the last good version: nothing the rules compare changed
         status = "A" if old is None else ("D" if c.new_blob is None else "M")
@@ -521,12 +523,12 @@ def _last_good_before(
     from continuity_checks.core.snapshot import CommitTree
 
     versions = repo.versions(head, path, LOOK_BACK)
-    found = commit_state.look_back(
+    found, good = commit_state.look_back(
         versions,
         lambda sha: CommitTree(repo, sha, limit),
         lambda tree, blob, mode: is_good(tree, (path, blob, mode)),
     )
-    return found, found is None and len(versions) >= LOOK_BACK
+    return found, not good and len(versions) >= LOOK_BACK
 
 
 def _cut_short(path: str) -> Finding:
@@ -811,6 +813,9 @@ def _walk(
     def is_good(tree: Snapshot, version: tuple[str, str | None, str]) -> bool:
         return commit_state.good(families, owners, config, tree, version, read)
 
+    def judged_as(path: str) -> Callable[[Snapshot, str, str], bool]:
+        return lambda tree, blob, mode: is_good(tree, (path, blob, mode))
+
     inherited: set[str] = set()  # the claimed paths a shard has met: see inherit()
     deleted: frozenset[str] | None = None  # the paths the earlier shards delete, when asked
 
@@ -833,15 +838,12 @@ def _walk(
             elif is_good(commit_trees(commit)[0], (c.path, c.old_blob, c.old_mode)):
                 continue
             in_range = in_range if in_range is not None else frozenset(earlier)
-            good = None
-            for sha, blob, mode in repo.versions(commit.parents[0], c.path, _SHARD_LOOK_BACK):
-                # a version from before the range counts as good, as the whole run takes it
-                if sha not in in_range or is_good(
-                    CommitTree(repo, sha, limit), (c.path, blob, mode)
-                ):
-                    good = blob
-                    break
-            remembered[(c.path, c.old_blob)] = good
+            remembered[(c.path, c.old_blob)] = commit_state.look_back(
+                repo.versions(commit.parents[0], c.path, _SHARD_LOOK_BACK),
+                lambda sha: CommitTree(repo, sha, limit),
+                judged_as(c.path),
+                in_range.__contains__,
+            )[0]
 
     def commit_trees(commit: Commit) -> tuple[CommitTree, CommitTree]:
         parent = commit.parents[0] if commit.parents else None
