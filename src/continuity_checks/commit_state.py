@@ -87,14 +87,20 @@ def leaves(
     ``read`` reads their versions by blob id."""
     before, after = trees
     new = [(c.path, c.new_blob, c.new_mode) for c in changes]
-    findings, own = check_items(after, families, _items(families, owners, after, new, read))
+    items = _items(families, owners, after, new, read)
+    findings, own = check_items(after, families, items)
     found = _errors(config, findings)
     left = Left()
     if not found:
         return left
     left.broken = {f.path for f in _errors(config, findings[:own])}
-    old = [(c.path, c.old_blob, c.old_mode) for c in changes]
-    earlier = check_items(before, families, _items(families, owners, before, old, read))[0]
+    old = _items(
+        families, owners, before, [(c.path, c.old_blob, c.old_mode) for c in changes], read
+    )
+    # the files judged in the commit's tree are judged in its parent's too, where they exist
+    judged = {item[0] for item in old}
+    old += [(p, o, None) for p, o, _ in items if p not in judged and before.exists(p)]
+    earlier = check_items(before, families, old)[0]
     known = Counter(_key(f) for f in _errors(config, earlier))
     for finding in found:
         key = _key(finding)
@@ -161,14 +167,15 @@ def _items(
     versions: Sequence[tuple[str, str | None, str]],
     read: Read,
 ) -> list[Item]:
-    """The claimed files of ``tree`` to judge: the changed paths that are regular files there
-    (``versions``: each path's blob id and mode in ``tree``), then the dependents of every
-    changed path, each once."""
+    """The claimed files of ``tree`` to judge: the changed paths that are there (``versions``:
+    each path's blob id and mode in ``tree``), then the dependents of every changed path, each
+    once."""
     items: dict[str, Item] = {}
     for path, blob, mode in versions:
         found = owners(path)
-        if found and blob is not None and mode != SYMLINK:
-            items[path] = (path, found, read(blob))
+        if found and blob is not None:
+            # a symlink is read where it leads, as file mode reads it
+            items[path] = (path, found, None if mode == SYMLINK else read(blob))
     for path, _, _ in versions:
         for family in families:
             for dependent in family.dependents(path, tree):
