@@ -10,6 +10,7 @@ owned by the reader (and so by the run that opened the repository).
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from typing import IO, TYPE_CHECKING, NamedTuple
@@ -117,6 +118,9 @@ class ObjectReader:
         self._asked: deque[tuple[str, int]] = deque()
         self._asked_set: set[str] = set()
         self._asked_bytes = 0
+        # one reader of the pipe at a time: a snapshot may be read from several threads (the
+        # captures' hashing pool), and an answer read by the wrong thread is lost to the other
+        self._lock = threading.RLock()
 
     def start(self) -> None:
         """Start cat-file now (the walk does, so that it starts while git log works)."""
@@ -137,6 +141,10 @@ class ObjectReader:
     def read_blob(self, sha: str) -> bytes | None:
         """The contents of the blob ``sha``; None when it is larger than ``max_bytes``. A
         GitError when it is not in the repository or not a blob."""
+        with self._lock:
+            return self._read_blob(sha)
+
+    def _read_blob(self, sha: str) -> bytes | None:
         cached = self._cache.get(sha)
         if cached is not None:
             self._cache.move_to_end(sha)
@@ -162,6 +170,10 @@ class ObjectReader:
         trees instead, one :meth:`tree_entries` per directory, so that every path the log shows
         can be read. A tree larger than ``max_bytes`` on the way ends that lookup with None.
         """
+        with self._lock:
+            return self._read_object(spec)
+
+    def _read_object(self, spec: str) -> GitObject | None:
         if not spec:
             return None
         if "\\" in spec or "\n" in spec or "\0" in spec or spec.endswith("\r"):
@@ -186,6 +198,10 @@ class ObjectReader:
         """Ask cat-file for the blobs not in memory yet, without waiting for the answers: they
         are read (into the cache) by the next read that needs one of them, or by this method
         when too many requests would be in flight."""
+        with self._lock:
+            self._request(shas)
+
+    def _request(self, shas: Iterable[str]) -> None:
         wanted = [
             s
             for s in dict.fromkeys(shas)
@@ -201,6 +217,10 @@ class ObjectReader:
         """Send the requests for ``specs`` (as :meth:`read_object` takes them) that are not
         answered or in flight yet, without waiting: the reads that follow take their answers in
         one round trip."""
+        with self._lock:
+            self._ask(specs)
+
+    def _ask(self, specs: Iterable[str]) -> None:
         wanted = [
             s
             for s in dict.fromkeys(specs)

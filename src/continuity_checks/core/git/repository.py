@@ -24,6 +24,7 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -152,6 +153,7 @@ class Repository:
         self._index = os.environ.get("GIT_INDEX_FILE") or None
         self._index_check: subprocess.Popen[bytes] | None = None  # see in_index
         self._index_pid = 0
+        self._index_lock = threading.Lock()
         parsed = parse_range(revision_range) if revision_range is not None else None
         if not os.path.isdir(root):
             raise GitError(f"not a git repository: {root}", REPOSITORY_HINT)
@@ -510,6 +512,10 @@ class Repository:
         cannot tell: a line break in the path (cat-file reads one name a line), or no answer."""
         if "\n" in path or path.endswith("\r"):
             return None
+        with self._index_lock:  # one question and its answer at a time (see ObjectReader)
+            return self._in_index(path)
+
+    def _in_index(self, path: str) -> bool | None:
         if self._index_check is None or self._index_pid != os.getpid():
             self._index_check = self._popen(
                 ["cat-file", "--batch-check"],
