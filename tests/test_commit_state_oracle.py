@@ -149,17 +149,21 @@ def through_a_link(finding: dict[str, Any], linked: set[str]) -> bool:
     return any(link == finding["path"] or link in finding["message"] for link in linked)
 
 
-#: COVERED: file-mode errors a history error of the same commit and listing names the cause of,
-#: so that the family reports the cause alone (docs/decisions.md, "The state a commit leaves,
-#: for the listings"): an original's bytes changed (PV203) at the entry that now mismatches.
-COVERED_BY = {"PV103": "PV203", "PV104": "PV203", "PV106": "PV203"}
+#: COVERED: file-mode errors a history error of the same commit and file names the cause of,
+#: so that the family reports the cause alone (docs/decisions.md): an original's bytes changed
+#: (PV203), or exempted from its pin (PV204), at the entry that now mismatches; a working state
+#: file made a symlink (WS206) that file mode says is one (WS119).
+COVERED_BY = {
+    "PV103": {"PV203", "PV204"},
+    "PV104": {"PV203", "PV204"},
+    "PV106": {"PV203", "PV204"},
+    "WS119": {"WS206"},
+}
 
 
 def covered(finding: dict[str, Any], reported: list[dict[str, Any]]) -> bool:
-    cause = COVERED_BY.get(finding["rule"])
-    return cause is not None and any(
-        f["rule"] == cause and f["path"] == finding["path"] for f in reported
-    )
+    causes = COVERED_BY.get(finding["rule"], set())
+    return any(f["rule"] in causes and f["path"] == finding["path"] for f in reported)
 
 
 def shown(finding: dict[str, Any]) -> str:

@@ -39,8 +39,8 @@ SYMLINK = "120000"
 @dataclass
 class Left:
     """What a commit leaves: the errors new in its tree (``findings``, without a commit id) and
-    the claimed paths whose own checks find an error there (``broken``: not a good version, as
-    :func:`good` judges one)."""
+    the claimed paths that hold an error there (``broken``: not a good version, as :func:`good`
+    judges one)."""
 
     findings: list[Finding] = field(default_factory=list)
     broken: set[str] = field(default_factory=set)
@@ -48,10 +48,9 @@ class Left:
 
 def check_items(
     snapshot: Snapshot, families: Sequence[Family], items: Iterable[Item]
-) -> tuple[list[Finding], int]:
+) -> list[Finding]:
     """File mode over ``items`` in ``snapshot``: each file's checks in order, then each family's
-    tree check over the files it claimed. Also how many of the findings are the files' own
-    (they come first)."""
+    tree check over the files it claimed."""
     findings: list[Finding] = []
     unread: set[str] = set()
     trees: dict[int, TreeCheck] = {}
@@ -68,10 +67,9 @@ def check_items(
             continue
         for index, kind in owners:
             findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
-    own = len(findings)
     for index in sorted(trees):
         findings.extend(trees[index].finish(unread))
-    return findings, own
+    return findings
 
 
 def leaves(
@@ -88,19 +86,19 @@ def leaves(
     before, after = trees
     new = [(c.path, c.new_blob, c.new_mode) for c in changes]
     items = _items(families, owners, after, new, read)
-    findings, own = check_items(after, families, items)
+    findings = check_items(after, families, items)
     found = _errors(config, findings)
     left = Left()
     if not found:
         return left
-    left.broken = {f.path for f in _errors(config, findings[:own])}
+    left.broken = {f.path for f in found}
     old = _items(
         families, owners, before, [(c.path, c.old_blob, c.old_mode) for c in changes], read
     )
     # the files judged in the commit's tree are judged in its parent's too, where they exist
     judged = {item[0] for item in old}
     old += [(p, o, None) for p, o, _ in items if p not in judged and before.exists(p)]
-    earlier = check_items(before, families, old)[0]
+    earlier = check_items(before, families, old)
     known = Counter(_key(f) for f in _errors(config, earlier))
     for finding in found:
         key = _key(finding)
@@ -120,19 +118,15 @@ def good(
     read: Read,
 ) -> bool:
     """Whether one version of a claimed file, ``(path, blob id or None, git mode)`` in ``tree``,
-    is good: present, a regular file (no symlink), read, and without an error of its own (its
-    file checks; the tree checks judge its neighbours)."""
+    is good: present, a regular file (no symlink), read, and without an error at its path when
+    file mode checks it there."""
     path, blob, mode = version
     if blob is None or mode == SYMLINK:
         return False
     data = read(blob)
     if data is None:
         return False
-    findings = [
-        finding
-        for index, kind in owners(path)
-        for finding in families[index].check_file(FileInput(path, kind, data, tree))
-    ]
+    findings = check_items(tree, families, [(path, owners(path), data)])
     return not any(f.path == path for f in _errors(config, findings))
 
 

@@ -29,6 +29,8 @@ family imports only ``core``, so a test keeps the two equal)."""
 
 #: what a changed or deleted listed file makes its listing's file check report
 _CONSEQUENCES = frozenset({rules.MISSING.id, rules.MISMATCH.id, rules.SIZE.id})
+#: an original changed (PV203), or its pin dropped by an exemption that lets it change (PV204)
+_CAUSES = frozenset({rules.ORIGINAL_CHANGED.id, rules.ORIGINAL_EXEMPTED.id})
 
 DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
 DEFAULT_MANIFESTS = ("PROVENANCE.json", "*.provenance.json")
@@ -176,10 +178,10 @@ class ProvenanceFamily:
 
     def same_cause(self, history: Finding, state: Finding) -> bool:
         """Whether ``state`` (a listed file missing, or not matching its digest or size, new in
-        the commit's tree) is the consequence of the original ``history`` (PV203) says the
-        commit changed or deleted: the same entry of the same listing (its line in a sums file,
-        its artifact in a manifest)."""
-        if history.rule != rules.ORIGINAL_CHANGED.id or state.rule not in _CONSEQUENCES:
+        the commit's tree) is the consequence of the original ``history`` says the commit
+        changed or deleted (PV203), or exempted from its pin while changing it (PV204): the same
+        entry of the same listing (its line in a sums file, its artifact in a manifest)."""
+        if history.rule not in _CAUSES or state.rule not in _CONSEQUENCES:
             return False
         if history.pointer is None or state.pointer is None:
             return history.line is not None and history.line == state.line

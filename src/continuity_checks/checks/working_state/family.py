@@ -98,6 +98,11 @@ class WorkingStateFamily:
             known = self._dependents = Dependents(self.claims, self._endings)
         return known(path, tree)
 
+    def same_cause(self, history: Finding, state: Finding) -> bool:
+        """Whether ``state`` says of a file only that it is a symlink (WS119), where ``history``
+        reports the commit that made it one (WS206)."""
+        return history.rule == rules.SYMLINK.id and state.rule == rules.STATE_LINKED.id
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a directory of DSH's committed as a symlink
         # is a path no family claims (WS206)
