@@ -161,8 +161,13 @@ COVERED_BY = {
 }
 
 
+#: and any file rule at a node or meta.json that SS205 (a commit writes an invalid one, naming
+#: the file rule that fails) reports at the same file.
+COVERS_ANY = frozenset({"SS205"})
+
+
 def covered(finding: dict[str, Any], reported: list[dict[str, Any]]) -> bool:
-    causes = COVERED_BY.get(finding["rule"], set())
+    causes = COVERED_BY.get(finding["rule"], set()) | COVERS_ANY
     return any(f["rule"] in causes and f["path"] == finding["path"] for f in reported)
 
 

@@ -365,9 +365,6 @@ def test_corpus_histories_pass(corpus: Path, run_json: RunCLI, repo: str) -> Non
 OPENPROGRAM = ["-c", "user.name=OpenProgram", "-c", "user.email=openprogram@local"]
 AGENT = ["-c", "user.name=OpenProgram Agent", "-c", "user.email=agent@openprogram.local"]
 PLAIN = ["-c", "commit.gpgsign=false"]
-#: a renamed node is SS111 in the state the commit leaves and SS205 (which wraps that SS111) in
-#: its history: one root cause reported twice, which of the two stays is the lead's decision
-TWICE = pytest.mark.xfail(strict=True, reason="SS111 and SS205 for one renamed node")
 
 
 def test_corpus_mutation_adding_openprogram_to_the_project_is_caught(
@@ -403,7 +400,6 @@ def test_a_project_commit_adding_only_settings_json_is_caught(
     assert (code, report["findings"]) == (0, [])
 
 
-@TWICE
 def test_corpus_mutation_renaming_a_node_in_a_session_is_caught(
     corpus: Path, run_json: RunCLI
 ) -> None:
@@ -448,7 +444,6 @@ def test_corpus_mutation_empty_commit_in_a_session_is_caught(
     assert verify(run_json, session) == (1, [("SS202", ".")])
 
 
-@TWICE
 def test_the_commit_hook_judges_a_session_commit_without_its_message(
     corpus: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
 ) -> None:

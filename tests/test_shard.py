@@ -280,8 +280,9 @@ def test_an_owner_created_in_an_earlier_shard(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a shard that starts after the deletion does not know the last good version from "
-    "before it (the engine's remembered versions are not replayed before a shard)",
+    reason="a shard after a delta's deletion and re-add takes the re-add for the delta's "
+    "creation when it looks up creators (git's --diff-filter=A): DL211 at the next change is "
+    "the whole run's alone; the deletion's DL206 is reported by an earlier shard",
 )
 def test_a_shard_does_not_take_a_later_creator_for_an_earlier_one(
     tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch

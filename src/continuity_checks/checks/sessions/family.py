@@ -109,6 +109,11 @@ class SessionsFamily:
             self._dependents = Dependents(self.max_depth, self.path_map, self.raised)
         return self._dependents.of(path, tree)
 
+    def same_cause(self, history: Finding, state: Finding) -> bool:
+        """Whether ``history`` is SS205 (a commit writes an invalid node or meta.json, naming the
+        file rule that fails) at the file ``state`` is about: SS205 already says it."""
+        return history.rule == "SS205" and state.path == history.path
+
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         return self.history.check_commit(context)
 
