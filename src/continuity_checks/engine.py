@@ -491,8 +491,6 @@ def check_staged(
                 findings.append(_cut_short(c.path))
             else:
                 old = good
-        if old == c.new_blob:
-            continue  # back to the last good version: nothing the rules compare changed
         status = "A" if old is None else ("D" if c.new_blob is None else "M")
         gitlink = GITLINK in (c.old_mode, c.new_mode)
         for index, kind in found:
@@ -791,8 +789,6 @@ def _walk(
             if not found:
                 continue
             old, status = last_good(remembered, c)
-            if old == c.new_blob:
-                continue  # back to the last good version: nothing the rules compare changed
             for index, kind in found:
                 if not gitlink or see_gitlinks[index]:
                     changes[index].append(

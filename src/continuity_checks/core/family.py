@@ -94,7 +94,10 @@ class Change:
 
     ``old()`` and ``new()`` are the bytes of the two versions: None when the version does not
     exist (``old_blob``/``new_blob`` is None), and also when it does but is larger than
-    ``limits.max-file-bytes``: it is not read, and the engine reports CC008 for it.
+    ``limits.max-file-bytes``: it is not read, and the engine reports CC008 for it. The old
+    version is the path's last good one (see ``docs/history-checks.md``): when the parent's was
+    not good (an error, a deletion, a symlink), an earlier one, so a re-add can be ``M``, and a
+    commit that puts the last good bytes back is an ``M`` whose two blobs are the same.
     """
 
     path: str
