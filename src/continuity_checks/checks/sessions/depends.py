@@ -84,6 +84,11 @@ class Dependents:
         memory = _MEMORY.match(path)
         if memory is not None:
             return self.reading_memory(tree, memory["state"], memory["rest"])
+        registry = next((r for r in REGISTRIES if path == r or path.endswith("/" + r)), None)
+        if registry is not None:
+            # the registries of a state directory are read and judged together
+            state = path[: -len(registry)]
+            return [state + r for r in REGISTRIES if r != registry and tree.exists(state + r)]
         if path.endswith(".openprogram/.gitignore"):
             # [46] every session bound to the project reads it: one of them says so
             sessions = path[: -len(".gitignore")] + "sessions"
