@@ -30,7 +30,7 @@ from continuity_checks.core.family import (
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Committed, Snapshot, Unreadable, WorkTree
+from continuity_checks.core.snapshot import Committed, Known, Snapshot, Unreadable, WorkTree
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline, BaselineSource
@@ -800,7 +800,7 @@ def _walk(
             if not (changes[index] or every_commit[index]):
                 continue
             if trees is None:
-                trees = commit_trees(commit)
+                trees = commit_trees(commit, raw_changes)
                 others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
             context = CommitContext(commit, changes[index], *trees, raw_changes, others)
             for finding in families[index].check_commit(context):
@@ -831,7 +831,7 @@ def _walk(
                     deleted = repo.deleted_in(earlier)
                 if c.path not in deleted:
                     continue  # an addition of a path no earlier shard deleted: a creation
-            elif is_good(commit_trees(commit)[0], (c.path, c.old_blob, c.old_mode)):
+            elif is_good(commit_trees(commit, raw_changes)[0], (c.path, c.old_blob, c.old_mode)):
                 continue
             in_range = in_range if in_range is not None else frozenset(earlier)
             remembered[(c.path, c.old_blob)] = commit_state.look_back(
@@ -841,15 +841,26 @@ def _walk(
                 in_range.__contains__,
             )[0]
 
-    def commit_trees(commit: Commit) -> tuple[CommitTree, CommitTree]:
-        parent = commit.parents[0] if commit.parents else None
-        return CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit)
+    known = Known()  # what exists in the tree of the commit walked last
+    made: dict[str, tuple[CommitTree, CommitTree]] = {}  # the trees of the commit walked now
+
+    def commit_trees(commit: Commit, raw_changes: list[RawChange]) -> tuple[CommitTree, CommitTree]:
+        """The commit's first parent's tree and its own, made once per commit."""
+        trees = made.get(commit.sha)
+        if trees is None:
+            made.clear()
+            parent = commit.parents[0] if commit.parents else None
+            changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
+            answers = known.after(commit.sha, parent, changes)
+            trees = CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit, answers)
+            made[commit.sha] = trees
+        return trees
 
     def state(commit: Commit, raw_changes: list[RawChange], out: list[Finding]) -> None:
         """The errors the commit leaves in its tree, added to ``out`` (each once: not where a
         history rule already reported the same rule at the same path), and what it leaves
         for :func:`last_good`."""
-        trees = commit_trees(commit)
+        trees = commit_trees(commit, raw_changes)
         left = commit_state.leaves(families, owners, config, trees, raw_changes, read)
         _add_left(out, left.findings, commit, causes)
         remember(remembered, raw_changes, left.broken, owners)

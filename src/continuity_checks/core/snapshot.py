@@ -451,11 +451,19 @@ class CommitTree(Snapshot):
     kept for the life of the snapshot; blobs are left to the reader's own bounded cache.
     """
 
-    def __init__(self, objects: ObjectSource, commit: str | None, limit: int) -> None:
+    def __init__(
+        self,
+        objects: ObjectSource,
+        commit: str | None,
+        limit: int,
+        known: dict[str, bool] | None = None,
+    ) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
         self._trees: dict[str, dict[str, tuple[str, str]] | Unreadable] = {}
+        #: what :meth:`exists` answered, possibly for this tree's parent (see :class:`Known`)
+        self._known = {} if known is None else known
 
     def _tree(self, directory: str) -> dict[str, tuple[str, str]] | Unreadable:
         """``name -> (mode, id)`` of the directory at ``directory`` (already resolved)."""
@@ -613,6 +621,12 @@ class CommitTree(Snapshot):
         yet, git looks the last name up (``<tree id>:<name>``), so that asking for one name in
         a directory of 100,000 does not parse all of them; a submodule there counts as absent,
         as it holds no file."""
+        known = self._known.get(path)
+        if known is None:
+            known = self._known[path] = self._exists(path)
+        return known
+
+    def _exists(self, path: str) -> bool:
         rel = confine(path)
         if isinstance(rel, Unreadable) or self.commit is None:
             return False
@@ -643,3 +657,32 @@ class CommitTree(Snapshot):
     def resolve(self, path: str) -> str | Unreadable:
         found = self._resolve(path)
         return found if isinstance(found, Unreadable) else found[0]
+
+
+class Known:
+    """What :meth:`CommitTree.exists` answered in the tree of the commit a walk is at, carried
+    to the next commit's tree when that commit is its child, less the paths the child changes:
+    a look-up a walk repeats at every commit (a project's PROJECT.md, a delta's twin) is asked
+    of git once. A path that is, or was, a symlink takes every answer below it along."""
+
+    def __init__(self) -> None:
+        self.at: str | None = None
+        self.answers: dict[str, bool] = {}
+
+    def after(
+        self, commit: str, parent: str | None, changes: Iterable[tuple[str, str, str]]
+    ) -> dict[str, bool]:
+        """The answers for ``commit``'s tree, whose ``changes`` (``(path, old mode, new mode)``)
+        against ``parent`` are known."""
+        if parent is None or parent != self.at:
+            self.answers = {}
+        else:
+            answers = self.answers
+            for path, old_mode, new_mode in changes:
+                answers.pop(path, None)
+                if _SYMLINK in (old_mode, new_mode):
+                    below = f"{path}/"
+                    for key in [k for k in answers if k.startswith(below)]:
+                        del answers[key]
+        self.at = commit
+        return self.answers
