@@ -851,8 +851,8 @@ def _walk(
             made.clear()
             parent = commit.parents[0] if commit.parents else None
             changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
-            answers = known.after(commit.sha, parent, changes)
-            trees = CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit, answers)
+            carried = known.after(commit.sha, parent, changes)
+            trees = CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit, carried)
             made[commit.sha] = trees
         return trees
 

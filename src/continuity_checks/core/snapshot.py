@@ -456,14 +456,15 @@ class CommitTree(Snapshot):
         objects: ObjectSource,
         commit: str | None,
         limit: int,
-        known: dict[str, bool] | None = None,
+        known: Known | None = None,
     ) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
         self._trees: dict[str, dict[str, tuple[str, str]] | Unreadable] = {}
-        #: what :meth:`exists` answered, possibly for this tree's parent (see :class:`Known`)
-        self._known = {} if known is None else known
+        #: what :meth:`exists` and :meth:`_blob` answered, maybe carried from the parent's tree
+        known = known if known is not None and known.at == commit else Known()
+        self._known, self._blobs = known.answers, known.blobs
 
     def _tree(self, directory: str) -> dict[str, tuple[str, str]] | Unreadable:
         """``name -> (mode, id)`` of the directory at ``directory`` (already resolved)."""
@@ -538,6 +539,12 @@ class CommitTree(Snapshot):
 
     def _blob(self, path: str) -> tuple[str, str] | Unreadable:
         """``(id, mode)`` of the regular file at ``path``."""
+        known = self._blobs.get(path)
+        if known is None:
+            known = self._blobs[path] = self._find_blob(path)
+        return known
+
+    def _find_blob(self, path: str) -> tuple[str, str] | Unreadable:
         found = self._resolve(path)
         if isinstance(found, Unreadable):
             return found
@@ -660,29 +667,32 @@ class CommitTree(Snapshot):
 
 
 class Known:
-    """What :meth:`CommitTree.exists` answered in the tree of the commit a walk is at, carried
-    to the next commit's tree when that commit is its child, less the paths the child changes:
-    a look-up a walk repeats at every commit (a project's PROJECT.md, a delta's twin) is asked
-    of git once. A path that is, or was, a symlink takes every answer below it along."""
+    """What :meth:`CommitTree.exists` and the look-up of a file's blob answered in the tree of
+    the commit a walk is at, carried to the next commit's tree when that commit is its child,
+    less the paths the child changes: a look-up a walk repeats at every commit (a project's
+    PROJECT.md and AGENTS.md, a delta's twin) is asked of git once. A path that is, or was, a
+    symlink takes every answer below it along."""
 
     def __init__(self) -> None:
         self.at: str | None = None
         self.answers: dict[str, bool] = {}
+        self.blobs: dict[str, tuple[str, str] | Unreadable] = {}
 
     def after(
         self, commit: str, parent: str | None, changes: Iterable[tuple[str, str, str]]
-    ) -> dict[str, bool]:
-        """The answers for ``commit``'s tree, whose ``changes`` (``(path, old mode, new mode)``)
-        against ``parent`` are known."""
+    ) -> Known:
+        """These answers, made ``commit``'s: its ``changes`` (``(path, old mode, new mode)``)
+        against ``parent`` taken out, or all of them when they were not ``parent``'s."""
         if parent is None or parent != self.at:
-            self.answers = {}
+            self.answers, self.blobs = {}, {}
         else:
-            answers = self.answers
             for path, old_mode, new_mode in changes:
-                answers.pop(path, None)
+                self.answers.pop(path, None)
+                self.blobs.pop(path, None)
                 if _SYMLINK in (old_mode, new_mode):
                     below = f"{path}/"
-                    for key in [k for k in answers if k.startswith(below)]:
-                        del answers[key]
+                    for kept in (self.answers, self.blobs):
+                        for key in [k for k in kept if k.startswith(below)]:
+                            del kept[key]
         self.at = commit
-        return self.answers
+        return self
