@@ -464,7 +464,7 @@ class CommitTree(Snapshot):
         self._trees: dict[str, dict[str, tuple[str, str]] | Unreadable] = {}
         #: what :meth:`exists` and :meth:`_blob` answered, maybe carried from the parent's tree
         known = known if known is not None and known.at == commit else Known()
-        self._known, self._blobs = known.answers, known.blobs
+        self._known, self._blobs, self._dirs = known.answers, known.blobs, known.dirs
 
     def _tree(self, directory: str) -> dict[str, tuple[str, str]] | Unreadable:
         """``name -> (mode, id)`` of the directory at ``directory`` (already resolved)."""
@@ -658,8 +658,11 @@ class CommitTree(Snapshot):
         return f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
 
     def is_dir(self, path: str) -> bool:
-        found = self._resolve(path)
-        return not isinstance(found, Unreadable) and found[1] == _TREE
+        known = self._dirs.get(path)
+        if known is None:
+            found = self._resolve(path)
+            known = self._dirs[path] = not isinstance(found, Unreadable) and found[1] == _TREE
+        return known
 
     def resolve(self, path: str) -> str | Unreadable:
         found = self._resolve(path)
@@ -677,6 +680,7 @@ class Known:
         self.at: str | None = None
         self.answers: dict[str, bool] = {}
         self.blobs: dict[str, tuple[str, str] | Unreadable] = {}
+        self.dirs: dict[str, bool] = {}
 
     def after(
         self, commit: str, parent: str | None, changes: Iterable[tuple[str, str, str]]
@@ -684,14 +688,18 @@ class Known:
         """These answers, made ``commit``'s: its ``changes`` (``(path, old mode, new mode)``)
         against ``parent`` taken out, or all of them when they were not ``parent``'s."""
         if parent is None or parent != self.at:
-            self.answers, self.blobs = {}, {}
+            self.answers, self.blobs, self.dirs = {}, {}, {}
         else:
             for path, old_mode, new_mode in changes:
                 self.answers.pop(path, None)
                 self.blobs.pop(path, None)
+                directory = path
+                while directory:  # a directory comes and goes with what is in it
+                    self.dirs.pop(directory, None)
+                    directory = directory.rpartition("/")[0]
                 if _SYMLINK in (old_mode, new_mode):
                     below = f"{path}/"
-                    for kept in (self.answers, self.blobs):
+                    for kept in (self.answers, self.blobs, self.dirs):
                         for key in [k for k in kept if k.startswith(below)]:
                             del kept[key]
         self.at = commit
