@@ -693,8 +693,10 @@ class Known:
             for path, old_mode, new_mode in changes:
                 self.answers.pop(path, None)
                 self.blobs.pop(path, None)
-                directory = path
-                while directory:  # a directory comes and goes with what is in it
+                self.dirs.pop(path, None)
+                # a directory comes and goes with what is added to it or deleted from it
+                directory = path if not (old_mode and new_mode) else ""
+                while directory:
                     self.dirs.pop(directory, None)
                     directory = directory.rpartition("/")[0]
                 if _SYMLINK in (old_mode, new_mode):
