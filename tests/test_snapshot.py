@@ -169,3 +169,62 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
             "odd/40000 name.sha256",
         ]
         assert list(CommitTree(git, None, 1 << 20).find(skip, None)) == []
+
+
+def test_answers_carried_from_commit_to_commit_are_a_fresh_trees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a walk carries from a commit's tree to its child's (what exists, which blob a path
+    names, which paths are directories) answers as a tree read afresh does, across additions,
+    deletions, a directory that empties, and a symlink put in a directory's place and taken
+    out."""
+    from continuity_checks.core.git import Repository
+    from continuity_checks.core.snapshot import CommitTree, Known
+    from tests.git_helpers import GitRepo, isolate_git
+
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    other = repo.path / "other"
+    steps: list[tuple[str, object]] = [
+        ("add", {"d/x.json": "1", "d/y.json": "2", "other/z.json": "3"}),
+        ("edit", {"d/x.json": "11"}),
+        ("empty d", ["d/x.json", "d/y.json"]),
+        ("link d", "other"),
+        ("unlink d", {"d/x.json": "4"}),
+    ]
+    shas = []
+    for subject, change in steps:
+        if isinstance(change, dict):
+            if (repo.path / "d").is_symlink():
+                (repo.path / "d").unlink()
+            repo.write(change)
+        elif isinstance(change, list):
+            for name in change:
+                (repo.path / name).unlink()
+        else:
+            (repo.path / "d").rmdir()  # left empty by the commit before
+            (repo.path / "d").symlink_to(str(change))
+        shas.append(repo.commit(subject))
+    probes = ["d", "d/x.json", "d/y.json", "d/z.json", "other/z.json"]
+    with Repository(repo.path, 1 << 20) as git:
+        known = Known()
+        parent = None
+        for sha in shas:
+            changes = [(c.path, c.old_mode, c.new_mode) for c in _changes(git, parent, sha)]
+            carried = CommitTree(git, sha, 1 << 20, known.after(sha, parent, changes))
+            fresh = CommitTree(git, sha, 1 << 20)
+            for _ in range(2):  # asked twice: the second answer is the carried one
+                for path in probes:
+                    assert carried.exists(path) == fresh.exists(path), (sha, path)
+                    assert carried.is_dir(path) == fresh.is_dir(path), (sha, path)
+                    assert carried.read(path) == fresh.read(path), (sha, path)
+            parent = sha
+        assert other.is_dir()
+
+
+def _changes(git: object, parent: str | None, sha: str) -> list:  # type: ignore[type-arg]
+    from continuity_checks.core.git import Repository
+
+    assert isinstance(git, Repository)
+    base = parent if parent is not None else None
+    return next(changes for commit, changes in git.walk(base, sha) if commit.sha == sha)

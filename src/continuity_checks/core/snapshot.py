@@ -695,9 +695,10 @@ class Known:
                 self.blobs.pop(path, None)
                 self.dirs.pop(path, None)
                 # a directory comes and goes with what is added to it or deleted from it
-                directory = path if not (old_mode and new_mode) else ""
+                directory = path.rpartition("/")[0] if not (old_mode and new_mode) else ""
                 while directory:
-                    self.dirs.pop(directory, None)
+                    for kept in (self.answers, self.blobs, self.dirs):
+                        kept.pop(directory, None)
                     directory = directory.rpartition("/")[0]
                 if _SYMLINK in (old_mode, new_mode):
                     below = f"{path}/"
