@@ -541,19 +541,26 @@ class CommitTree(Snapshot):
         """``(id, mode)`` of the regular file at ``path``."""
         known = self._blobs.get(path)
         if known is None:
-            known = self._blobs[path] = self._find_blob(path)
+            known, literal = self._find_blob(path)
+            if literal:  # one found through a symlink changes with what it leads to
+                self._blobs[path] = known
         return known
 
-    def _find_blob(self, path: str) -> tuple[str, str] | Unreadable:
+    def _find_blob(self, path: str) -> tuple[tuple[str, str] | Unreadable, bool]:
+        """The blob, and whether it was found at ``path`` itself (no symlink on the way)."""
         found = self._resolve(path)
         if isinstance(found, Unreadable):
-            return found
-        _, mode, sha = found
+            return found, False
+        resolved, mode, sha = found
         if mode == _TREE:
-            return Unreadable(path, cc.UNREADABLE, "expected a regular file, found a directory")
+            return Unreadable(
+                path, cc.UNREADABLE, "expected a regular file, found a directory"
+            ), False
         if mode == _GITLINK:
-            return Unreadable(path, cc.UNREADABLE, "expected a regular file, found a submodule")
-        return sha, mode
+            return Unreadable(
+                path, cc.UNREADABLE, "expected a regular file, found a submodule"
+            ), False
+        return (sha, mode), resolved == path
 
     def read(self, path: str) -> bytes | Unreadable:
         blob = self._blob(path)
@@ -630,13 +637,16 @@ class CommitTree(Snapshot):
         as it holds no file."""
         known = self._known.get(path)
         if known is None:
-            known = self._known[path] = self._exists(path)
+            known, literal = self._exists(path)
+            if literal:  # an answer found through a symlink changes with what it leads to
+                self._known[path] = known
         return known
 
-    def _exists(self, path: str) -> bool:
+    def _exists(self, path: str) -> tuple[bool, bool]:
+        """Whether ``path`` exists, and whether that was found without a symlink on the way."""
         rel = confine(path)
         if isinstance(rel, Unreadable) or self.commit is None:
-            return False
+            return False, False
         names = rel.split("/")
         if rel and rel.rpartition("/")[0] not in self._trees and "\n" not in rel:
             # the directories on the way (small) and the path itself, in one round trip; the
@@ -647,12 +657,15 @@ class CommitTree(Snapshot):
                 tree = self._tree(directory)
                 entry = None if isinstance(tree, Unreadable) else tree.get(name)
                 if entry is None:
-                    return False
+                    return False, True
                 if entry[0] != _TREE:
                     break  # a symlink on the way: resolved below, as the work tree would
             else:
-                return self._objects.read_object(f"{self.commit}:{rel}") is not None
-        return not isinstance(self._resolve(path, follow_last=False), Unreadable)
+                return self._objects.read_object(f"{self.commit}:{rel}") is not None, True
+        found = self._resolve(path, follow_last=False)
+        if isinstance(found, Unreadable):
+            return False, False
+        return True, found[0] == rel
 
     def _spec(self, directory: str) -> str:
         return f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
@@ -661,7 +674,11 @@ class CommitTree(Snapshot):
         known = self._dirs.get(path)
         if known is None:
             found = self._resolve(path)
-            known = self._dirs[path] = not isinstance(found, Unreadable) and found[1] == _TREE
+            if isinstance(found, Unreadable):
+                return False
+            known = found[1] == _TREE
+            if found[0] == path:  # not through a symlink: see _blob
+                self._dirs[path] = known
         return known
 
     def resolve(self, path: str) -> str | Unreadable:
