@@ -435,8 +435,10 @@ def _claimed(
                 yield path, found
 
 
-#: How many earlier versions of a file the commit hook looks through for its last good one.
+#: How many earlier versions of a file the commit hook looks through for its last good one,
+#: and how many commits back it looks for a file absent from HEAD (deleted before, or new).
 LOOK_BACK = 20
+LOOK_BACK_COMMITS = 50
 
 
 def check_staged(
@@ -486,7 +488,8 @@ def check_staged(
             continue
         old = c.old_blob
         if head and c.new_blob and not is_good(trees[0], (c.path, c.old_blob, c.old_mode)):
-            good, cut = _last_good_before(repo, head, c.path, is_good, limit)
+            absent = c.old_blob is None
+            good, cut = _last_good_before(repo, head, c.path, is_good, limit, absent)
             if cut:
                 findings.append(_cut_short(c.path))
             else:
@@ -515,12 +518,14 @@ def _last_good_before(
     path: str,
     is_good: Callable[[Snapshot, tuple[str, str | None, str]], bool],
     limit: int,
+    absent: bool,
 ) -> tuple[str | None, bool]:
     """The last good version of ``path`` before the commit being made, whose ``HEAD`` version
-    is not good (or absent), and whether the look-back was cut short before it found one."""
+    is not good, or ``absent``, and whether the look-back was cut short before it found one.
+    A path absent from HEAD may never have existed: its look-back is bounded in commits."""
     from continuity_checks.core.snapshot import CommitTree
 
-    versions = repo.versions(head, path, LOOK_BACK)
+    versions = repo.versions(head, path, LOOK_BACK, within=LOOK_BACK_COMMITS if absent else None)
     found, good = commit_state.look_back(
         versions,
         lambda sha: CommitTree(repo, sha, limit),

@@ -423,13 +423,23 @@ class Repository:
                 _stop(process)
         return found
 
-    def versions(self, revision: str, path: str, limit: int) -> list[tuple[str, str | None, str]]:
+    def versions(
+        self, revision: str, path: str, limit: int, within: int | None = None
+    ) -> list[tuple[str, str | None, str]]:
         """The versions ``path`` had in the last ``limit`` commits reachable from ``revision``
         that changed it, newest first: ``(commit, blob id or None where it deleted it, git
-        mode)``. One git process; none for a path git's stdin cannot name."""
+        mode)``; with ``within``, only among the last ``within`` commits (git walks all of
+        history for a path that never existed, which one more process bounds). One git process
+        (two with ``within``); none for a path git's stdin cannot name."""
         if not HEX.fullmatch(revision) or not path or "\n" in path or "\\" in path:
             return []
-        stdin = f"{revision}\n--\n{path}\n".encode("utf-8", "surrogateescape")
+        revisions = revision
+        if within is not None:
+            skipped = self._output(["rev-list", "--max-count=1", f"--skip={within}", revision])
+            boundary = skipped.decode("ascii", "replace").strip()
+            if HEX.fullmatch(boundary):
+                revisions = f"{revision}\n^{boundary}"
+        stdin = f"{revisions}\n--\n{path}\n".encode("utf-8", "surrogateescape")
         out = self._output(version_arguments(limit), stdin=stdin)
         return [
             (commit.sha, change.new_blob, change.new_mode)
