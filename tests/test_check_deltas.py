@@ -130,7 +130,7 @@ def test_every_file_rule_has_a_bad_fixture() -> None:
     # CC001 and CC008 need file-system conditions; they have their own tests below. CC010 is
     # for paths named inside files, which deltas have none of: tests/test_snapshot.py has it.
     # CC011 and CC012 are history rules (a configuration change inside a verified range, a
-    # look-back cut short): tests/test_verify.py and tests/test_staged.py have them.
+    # look-back cut short): tests/test_verify.py and tests/test_consistent_commits.py have them.
     assert file_rules - caught == {"CC001", "CC008", "CC010", "CC011", "CC012"}
 
 

@@ -244,3 +244,29 @@ def test_a_session_node_another_names_as_predecessor_deleted(
     ).stdout  # fmt: skip
     found = {(f["rule"], f["path"]) for f in json.loads(out)["findings"]}
     assert ("SS117", "history/0006-l-1b87267a_reply.json") in found, found
+
+
+@pytest.mark.parametrize(("broken_commits", "cut"), [(2, False), (20, True)])
+def test_the_hook_says_when_its_look_back_is_cut_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken_commits: int, cut: bool
+) -> None:
+    """A delta left broken by the commits before (forced past the hook): the hook looks back
+    through at most 20 of its versions for the last good one; past that it compares with HEAD's
+    and warns (CC012), where ``verify``, which remembers every version, still finds DL204."""
+    project = Project(tmp_path, monkeypatch)
+    good = project.text(DELTA)
+    for n in range(broken_commits):
+        project.change(write(DELTA, good[: 20 + n]), hook=False)
+    record = json.loads(good)
+    record["conversation_id"] = "someone-else"
+    write(DELTA, json.dumps(record, separators=(",", ":")) + "\n")(project.repo.path)
+    project.repo.git("add", "-A")
+    monkeypatch.chdir(project.repo.path)
+    out = project.run(
+        sys.executable, "-m", "continuity_checks", "check", "--staged", DELTA, "--format", "json"
+    )
+    found = {f["rule"] for f in json.loads(out.stdout)["findings"]}
+    assert ("CC012" in found) is cut, found
+    assert ("DL204" in found) is not cut, found
+    sha = project.change(lambda root: None, hook=False)
+    assert ("DL204", sha) in project.verify()
