@@ -1,6 +1,6 @@
-"""``continuity delta`` agrees with the checker and with the prototype it replaces (issue 6).
+"""``continuity delta`` agrees with the checker and with the prototype it replaces.
 
-Each test pins one difference that issue 6 reports from a side-by-side run against the DeltaLayer
+Each test pins one difference found in a side-by-side run against the DeltaLayer
 prototype or against ``continuity verify``. The prototype's code is not part of this repository's
 corpus, so the expected texts come from specs/deltalayer.md and the Python behaviour it names
 (``read_text`` with universal newlines, ``json.loads``, ``fromisoformat``). Where we keep our own

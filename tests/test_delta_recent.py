@@ -1,4 +1,4 @@
-"""``delta recent`` keeps only the page (issue 12): the newest deltas in a heap of the page's size,
+"""``delta recent`` keeps only the page: the newest deltas in a heap of the page's size,
 the legacy file read in blocks keeping only the lines the page still needs. The page and the
 warnings must be exactly those of the whole merged history (specs/deltalayer.md §3.1)."""
 

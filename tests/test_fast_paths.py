@@ -1,4 +1,4 @@
-"""The fast paths of ``check --all`` (issue 12) against the slow ones they stand in for: each
+"""The fast paths of ``check --all`` against the slow ones they stand in for: each
 must give the same answer for every input, not only for the valid deltas they were made for."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The four reporters tell the same findings: one temporary repository, `check --all` and
 `verify` in text, json, sarif and github, each parsed back to (rule, path, line, severity,
-commit), compared as multisets (issue 10's acceptance)."""
+commit), compared as multisets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the commit hook imports (issue 12: its cost is mostly imports). One staged delta, the
+"""What the commit hook imports (its cost is mostly imports). One staged delta, the
 hook's command line, in a fresh interpreter: only the ``check`` command's module of the CLI, no
 baseline machinery without a baseline file, and no third-party argument parser."""
 

@@ -1,4 +1,4 @@
-"""No silent passes: whatever a user names is checked, or the run says why not (issue: impossible
+"""No silent passes: whatever a user names is checked, or the run says why not (the tool is impossible
 to fool). Real temporary repositories, the real CLI, from the top and from subdirectories."""
 
 from __future__ import annotations

@@ -521,7 +521,7 @@ def test_legacy_edge_cases(repo: GitRepo, run_json: RunCLI, tmp_path: Path) -> N
     assert "no final newline" in report["findings"][0]["message"]
 
 
-# --- merges answer for what they bring into the mainline (issue 11) ---------------------------
+# --- merges answer for what they bring into the mainline -------------------------------------
 
 
 def merge(repo: GitRepo, branch: str, *options: str) -> str:
@@ -597,7 +597,7 @@ def test_unrelated_history_merge_that_changes_a_source(repo: GitRepo, run_json: 
     assert report["findings"][2]["pointer"] == "/source"
 
 
-# --- no ref or file of the repository shows verify other commits (issue 11) -------------------
+# --- no ref or file of the repository shows verify other commits -------------------------------
 
 
 def test_replace_refs_do_not_hide_a_commit(repo: GitRepo, run_json: RunCLI) -> None:

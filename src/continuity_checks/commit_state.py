@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from continuity_checks.core.config import Config
+from continuity_checks.core.config import Config, apply_config
 from continuity_checks.core.family import Claimed, Family, FileInput, TreeCheck, tree_check
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -130,30 +130,6 @@ def good(
     return not any(f.path == path for f in _errors(config, findings))
 
 
-def look_back(
-    versions: Sequence[tuple[str, str | None, str]],
-    tree_of: Callable[[str], Snapshot],
-    is_good: Callable[[Snapshot, str, str], bool],
-    in_range: Callable[[str], bool] = lambda commit: True,
-) -> tuple[str | None, bool]:
-    """The version a change is judged from, when the version before it is not good, as
-    ``verify`` remembers it: the newest good one among ``versions`` (``(commit, blob or None,
-    git mode)``, newest first, as :meth:`~continuity_checks.core.git.Repository.versions` gives
-    them, judged by ``is_good(tree, blob, mode)``); one made before the range (not
-    ``in_range``) counts as good; a path with no good version is judged from the first version
-    it was added with (the promises of a file start when it is committed). Also whether a good
-    version (or the range's start) was found."""
-    first = None
-    for commit, blob, mode in versions:
-        if not in_range(commit):
-            return blob, True
-        if blob is not None:
-            if is_good(tree_of(commit), blob, mode):
-                return blob, True
-            first = blob
-    return first, False
-
-
 def _items(
     families: Sequence[Family],
     owners: Owners,
@@ -180,8 +156,6 @@ def _items(
 
 def _errors(config: Config, findings: Iterable[Finding]) -> list[Finding]:
     """The findings that are errors under the configuration (its ignores and severities)."""
-    from continuity_checks.engine import apply_config
-
     return [f for f in apply_config(config, findings)[0] if f.severity is Severity.ERROR]
 
 

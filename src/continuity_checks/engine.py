@@ -11,10 +11,10 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from continuity_checks import checks, commit_state
+from continuity_checks import checks, commit_state, last_good
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
-from continuity_checks.core.config import Config, ConfigError
+from continuity_checks.core.config import Config, ConfigError, apply_config
 from continuity_checks.core.family import (
     STAGED,
     Change,
@@ -40,26 +40,6 @@ if TYPE_CHECKING:
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
 
 SKIP_DIRS = {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
-
-
-def apply_config(config: Config, findings: Iterable[Finding]) -> tuple[list[Finding], int]:
-    """The configuration's say on findings: ``[[ignore]]`` entries suppress the findings of
-    their rules at their paths (counted: the second value), then per-rule severity overrides
-    apply (``off`` drops the finding)."""
-    ignores = [(i.rules, Globs(i.paths)) for i in config.ignores]
-    result = []
-    suppressed = 0
-    for finding in findings:
-        if ignores and any(finding.rule in r and g.match(finding.path) for r, g in ignores):
-            suppressed += 1
-            continue
-        if finding.rule in config.severity:
-            level = config.severity[finding.rule]
-            if level is None:
-                continue
-            finding = finding.with_severity(level)
-        result.append(finding)
-    return result, suppressed
 
 
 #: Called as work proceeds: units done so far, and the total when it is known. The engine
@@ -435,21 +415,15 @@ def _claimed(
                 yield path, found
 
 
-#: How many earlier versions of a file the commit hook looks through for its last good one,
-#: and how many commits back it looks for a file absent from HEAD (deleted before, or new).
-LOOK_BACK = 20
-LOOK_BACK_COMMITS = 50
-
-
 def check_staged(
     repo: Repository, config: Config, chosen: Sequence[Declaration], families: Sequence[Family]
 ) -> list[Finding]:
     """The prospective commit (what the index changes against ``HEAD``, with the index's tree
     as the commit's and ``HEAD``'s as its parent's), judged as ``verify`` judges a commit: the
     history rules, each claimed change from the last good version of its path (looked for
-    back through ``HEAD``'s history, at most :data:`LOOK_BACK` versions), and the errors the
-    commit leaves (:mod:`~continuity_checks.commit_state`). Findings carry the commit id
-    ``staged``."""
+    back through ``HEAD``'s history: :func:`~continuity_checks.last_good.before_head`), and the
+    errors the commit leaves (:mod:`~continuity_checks.commit_state`). Findings carry the
+    commit id ``staged``."""
     from continuity_checks.core.git import GITLINK
     from continuity_checks.core.snapshot import CommitTree
 
@@ -489,9 +463,9 @@ def check_staged(
         old = c.old_blob
         if head and c.new_blob and not is_good(trees[0], (c.path, c.old_blob, c.old_mode)):
             absent = c.old_blob is None
-            good, cut = _last_good_before(repo, head, c.path, is_good, limit, absent)
+            good, cut = last_good.before_head(repo, head, c.path, is_good, limit, absent)
             if cut:
-                findings.append(_cut_short(c.path))
+                findings.append(last_good.cut_short(c.path))
             else:
                 old = good
         status = "A" if old is None else ("D" if c.new_blob is None else "M")
@@ -510,37 +484,6 @@ def check_staged(
     _add_left(findings, left.findings, commit, _causes(families))
     findings.extend(_finish(repo, chosen, families, (head,) if head else ()))
     return findings
-
-
-def _last_good_before(
-    repo: Repository,
-    head: str,
-    path: str,
-    is_good: Callable[[Snapshot, tuple[str, str | None, str]], bool],
-    limit: int,
-    absent: bool,
-) -> tuple[str | None, bool]:
-    """The last good version of ``path`` before the commit being made, whose ``HEAD`` version
-    is not good, or ``absent``, and whether the look-back was cut short before it found one.
-    A path absent from HEAD may never have existed: its look-back is bounded in commits."""
-    from continuity_checks.core.snapshot import CommitTree
-
-    versions = repo.versions(head, path, LOOK_BACK, within=LOOK_BACK_COMMITS if absent else None)
-    found, good = commit_state.look_back(
-        versions,
-        lambda sha: CommitTree(repo, sha, limit),
-        lambda tree, blob, mode: is_good(tree, (path, blob, mode)),
-    )
-    return found, not good and len(versions) >= LOOK_BACK
-
-
-def _cut_short(path: str) -> Finding:
-    return cc.LOOK_BACK_CUT.finding(
-        path,
-        f"expected a good version of the file among the last {LOOK_BACK} commits that changed "
-        "it, found none: the history rules compared this commit's version with nothing",
-        commit=STAGED,
-    )
 
 
 #: A family's judgement that a history finding names the cause of a state finding.
@@ -793,7 +736,7 @@ def _walk(
             found = owners(c.path)
             if not found:
                 continue
-            old, status = last_good(remembered, c)
+            old, status = last_good.judged_from(remembered, c)
             for index, kind in found:
                 if not gitlink or see_gitlinks[index]:
                     changes[index].append(
@@ -839,8 +782,8 @@ def _walk(
             elif is_good(commit_trees(commit, raw_changes)[0], (c.path, c.old_blob, c.old_mode)):
                 continue
             in_range = in_range if in_range is not None else frozenset(earlier)
-            remembered[(c.path, c.old_blob)] = commit_state.look_back(
-                repo.versions(commit.parents[0], c.path, _SHARD_LOOK_BACK),
+            remembered[(c.path, c.old_blob)] = last_good.look_back(
+                repo.versions(commit.parents[0], c.path, last_good.SHARD_LOOK_BACK),
                 lambda sha: CommitTree(repo, sha, limit),
                 judged_as(c.path),
                 in_range.__contains__,
@@ -868,7 +811,7 @@ def _walk(
         trees = commit_trees(commit, raw_changes)
         left = commit_state.leaves(families, owners, config, trees, raw_changes, read)
         _add_left(out, left.findings, commit, causes)
-        remember(remembered, raw_changes, left.broken, owners)
+        last_good.remember(remembered, raw_changes, left.broken, owners)
 
     everyone = range(len(families))
     # the commits of the range in order, 20 bytes each (32 in a SHA-256 repository): what the
@@ -1047,44 +990,6 @@ class CommitOrder(Mapping[str, int]):
 HEX_DIGITS = frozenset("0123456789abcdef")
 
 
-#: The last good version of a claimed path whose version at some commit was not good:
-#: ``(path, that version's blob or None) -> the last good blob before it, or None``.
-Remembered = dict[tuple[str, "str | None"], "str | None"]
-
-
-def last_good(remembered: Remembered, change: RawChange) -> tuple[str | None, str]:
-    """The version a claimed change is judged from, and its status against it: the parent's
-    version, or the last good one before it when the parent's was not good."""
-    key = (change.path, change.old_blob)
-    if key not in remembered:
-        return change.old_blob, change.status
-    old = remembered[key]
-    status = "A" if old is None else ("D" if change.new_blob is None else "M")
-    return old, status
-
-
-def remember(
-    remembered: Remembered,
-    raw_changes: Sequence[RawChange],
-    broken: Collection[str],
-    owners: Callable[[str], Sequence[tuple[int, str]]],
-) -> None:
-    """After a commit: each claimed path it left without a good version (deleted, a symlink, or
-    holding an error) keeps the last good version it had before. A path that never had one
-    (added broken) is judged from its first version: the history rules' promises (a frozen
-    file's bytes) start when it is committed, not when it is first good."""
-    for c in raw_changes:
-        if c.new_blob is not None and c.new_mode != SYMLINK and c.path not in broken:
-            continue
-        if owners(c.path):
-            good = remembered.get((c.path, c.old_blob), c.old_blob)
-            if good is not None or c.new_blob is None:
-                remembered[(c.path, c.new_blob)] = good
-
-
-SYMLINK = "120000"
-
-
 def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
     """A history finding's hint, with how to mend a commit that is already made: a new commit
     that puts things right would fail the same rule again on the old one, so the commit itself
@@ -1115,7 +1020,6 @@ def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
 
 
 _OWNERS_KEPT = 1 << 16
-_SHARD_LOOK_BACK = 1000  # versions of one path a shard looks through for its last good one
 _YOUNG_COLLECTION = 10_000  # allocations between young collections during the walk (default 700)
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from continuity_checks.core.findings import Severity
+from continuity_checks.core.findings import Finding, Severity
+from continuity_checks.core.globs import Globs
 from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES
 
 #: Keys of every configuration; each family adds a table of its own, named after it.
@@ -295,3 +296,23 @@ def _ignores(source: str, value: object, known: Known) -> tuple[Ignore, ...]:
             )
         found.append(Ignore(frozenset(rules), paths, reason.strip()))
     return tuple(found)
+
+
+def apply_config(config: Config, findings: Iterable[Finding]) -> tuple[list[Finding], int]:
+    """The configuration's say on findings: ``[[ignore]]`` entries suppress the findings of
+    their rules at their paths (counted: the second value), then per-rule severity overrides
+    apply (``off`` drops the finding)."""
+    ignores = [(i.rules, Globs(i.paths)) for i in config.ignores]
+    result = []
+    suppressed = 0
+    for finding in findings:
+        if ignores and any(finding.rule in r and g.match(finding.path) for r, g in ignores):
+            suppressed += 1
+            continue
+        if finding.rule in config.severity:
+            level = config.severity[finding.rule]
+            if level is None:
+                continue
+            finding = finding.with_severity(level)
+        result.append(finding)
+    return result, suppressed
