@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -13,6 +14,17 @@ import pytest
 IDENTITY = ("-c", "user.name=Test Agent", "-c", "user.email=agent@example.invalid")
 CHANGES = ".deltalayer/changes"
 LEGACY = ".deltalayer/changes.jsonl"
+#: The start of a .pre-commit-config.yaml of local hooks, and the commit hook as the README
+#: gives it, run by this interpreter (no network): what tests with real pre-commit install.
+LOCAL_HOOKS = "repos:\n- repo: local\n  hooks:\n"
+CHECK_HOOK = f"""\
+  - id: continuity-check
+    name: continuity check
+    entry: {sys.executable} -m continuity_checks check --staged
+    language: system
+    always_run: true
+    require_serial: true
+"""
 
 
 def isolate_git(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

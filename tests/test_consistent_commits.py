@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.git_helpers import GitRepo, isolate_git
+from tests.git_helpers import CHECK_HOOK, LOCAL_HOOKS, GitRepo, isolate_git
 
 REPO = Path(__file__).resolve().parents[1]
 STATE = "examples/working-state/.dsh/project/WORKING_STATE.json"
@@ -26,17 +26,7 @@ DERIVED = "examples/provenance/evidence/session-log.redacted.txt"
 CHANGES = "examples/deltalayer/.deltalayer/changes"
 DELTA = f"{CHANGES}/2026-09-22T14-00-00p02-00--claude.json"
 
-CONFIG = f"""\
-repos:
-- repo: local
-  hooks:
-  - id: continuity-check
-    name: continuity check
-    entry: {sys.executable} -m continuity_checks check --staged
-    language: system
-    always_run: true
-    require_serial: true
-"""
+CONFIG = LOCAL_HOOKS + CHECK_HOOK
 
 
 class Project:

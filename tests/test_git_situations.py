@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from continuity_checks.cli import main
-from tests.git_helpers import GitRepo, delta, isolate_git, path_of
+from tests.git_helpers import CHECK_HOOK, LOCAL_HOOKS, GitRepo, delta, isolate_git, path_of
 
 NAME = path_of("2026-09-21T16-20-00p08-00--agent.json")
 FROZEN = path_of("2026-09-20T10-00-00p08-00--codex.frozen.json")
@@ -128,16 +128,10 @@ def test_a_delta_store_without_its_project_file_in_the_commit(
     assert staged(capsys, "AGENTS.md", NAME) == (0, [("DL131", "PROJECT.md")])
 
 
-HOOK = f"""\
-repos:
-- repo: local
-  hooks:
-  - id: continuity-check
-    name: continuity check
-    entry: {sys.executable} -m continuity_checks check --staged
-    language: system
-    always_run: true
-    require_serial: true
+HOOK = (
+    LOCAL_HOOKS
+    + CHECK_HOOK
+    + f"""\
   - id: check-conversation-deltas
     name: continuity check deltas
     entry: {sys.executable} -m continuity_checks check --staged --family deltas
@@ -145,6 +139,7 @@ repos:
     files: ^\\.deltalayer/
     require_serial: true
 """
+)
 
 
 def hooked(repo: GitRepo) -> None:

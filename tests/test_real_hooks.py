@@ -12,23 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.git_helpers import GitRepo, delta, isolate_git, path_of
+from tests.git_helpers import CHECK_HOOK, LOCAL_HOOKS, GitRepo, delta, isolate_git, path_of
 
 REPO = Path(__file__).resolve().parents[1]
 A = path_of("2026-09-21T16-20-00p08-00--agent.json")
 ALICE, BOB = "alice@example.invalid", "bob@example.invalid"
 
-CONFIG = f"""\
-default_install_hook_types: [pre-commit, pre-push]
-repos:
-- repo: local
-  hooks:
-  - id: continuity-check
-    name: continuity check
-    entry: {sys.executable} -m continuity_checks check --staged
-    language: system
-    always_run: true
-    require_serial: true
+CONFIG = (
+    "default_install_hook_types: [pre-commit, pre-push]\n"
+    + LOCAL_HOOKS
+    + CHECK_HOOK
+    + f"""\
     verbose: true
   - id: continuity-verify
     name: continuity verify
@@ -39,6 +33,7 @@ repos:
     pass_filenames: false
     require_serial: true
 """
+)
 
 
 def update(minute: int) -> str:
