@@ -167,5 +167,5 @@ def test_messages_name_both_sides(tmp_path: Path) -> None:
     commit = Commit(SHA, (), "s", {})
     [finding] = family.check_commit(CommitContext(commit, [change], tree, tree))
     assert finding.message == (
-        "expected prune_safe_through_seq 100 or more (the parent's), found a number 90"
+        "expected prune_safe_through_seq 100 or more (its last good version's), found a number 90"
     )

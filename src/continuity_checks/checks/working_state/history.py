@@ -101,7 +101,7 @@ def _state(change: Change, sha: str, max_depth: int) -> list[Finding]:
         at(
             ws.BOUNDARY_DECREASED,
             BOUNDARY,
-            f"expected prune_safe_through_seq {old_prune} or more (the parent's), found "
+            f"expected prune_safe_through_seq {old_prune} or more (its last good version's), found "
             f"{show(new_prune_raw)}",
         )
     elif new_prune is not None and new_prune != old_prune:
@@ -130,7 +130,8 @@ def _state(change: Change, sha: str, max_depth: int) -> list[Finding]:
         at(
             ws.SCHEMA_VERSION_DECREASED,
             "/schema_version",
-            f"expected schema_version {old_version} or more (the parent's), found {new_version}",
+            f"expected schema_version {old_version} or more (its last good version's), "
+            f"found {new_version}",
         )
     checkpoint = new.meta.get("checkpoint_id")
     if isinstance(checkpoint, str) and checkpoint == old.meta.get("checkpoint_id"):
