@@ -145,7 +145,7 @@ def _write(top: Path, output: Path | None, section: str, report: Report, scope: 
 
     target = output if output is not None else top / baseline_file.FILE_NAME
     try:
-        existing = baseline_file.read(target)
+        existing = baseline_file.read(target, named=output is not None)
     except baseline_file.BaselineError as exc:
         raise fail(f"baseline error in {exc}; not overwritten", BASELINE_FIX) from None
     sections = {

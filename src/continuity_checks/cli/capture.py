@@ -2,17 +2,16 @@
 Pointer with paging, and diff/apply cycle deltas (see docs/formats.md, captures).
 
 Every command prints one JSON document on stdout and exits 0 on success, 1 on a refusal
-(``ok: false`` with a stable ``error_code``), 2 on a usage error or a directory to write into
-that is a symlink. The work is done by
+(``ok: false`` with a stable ``error_code``), 2 on a usage error or a file it may not read or
+write (outside the repository, through a symlinked directory, not a regular file, past the size
+limit). The work is done by
 :mod:`continuity_checks.checks.captures.helper`, imported only when a command runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from continuity_checks.cli.args import (
@@ -119,7 +118,12 @@ def main(argv: Sequence[str]) -> int:
     args = parse_group(group, commands, argv)
     if args.command is None:
         return group_usage(group)
-    return _emit(_run(args))
+    from continuity_checks.core.confined_files import Refused
+
+    try:
+        return _emit(_run(args))
+    except Refused as exc:  # a path outside the root, a FIFO, a device, a file past the limit
+        raise fail(str(exc)) from None
 
 
 def _add_read_options(command: argparse.ArgumentParser) -> None:
@@ -153,34 +157,12 @@ def _add_read_options(command: argparse.ArgumentParser) -> None:
         help="Write a *.reader.json reference of this read (never over another).")  # fmt: skip
 
 
-def _refuse_linked(args: argparse.Namespace) -> None:
-    """Exit 2, before anything is written, when the directory the subcommand would write into
-    is a symlink or lies below one (inside the repository or not): a capture's bytes would
-    live where no check of the family looks."""
-    from continuity_checks.core import atomic
-    from continuity_checks.core.config import project_root
-
-    if args.command == "manifest":
-        target = args.directory
-    else:
-        out = getattr(args, "out", None) or getattr(args, "reference_out", None)
-        if not out:
-            return
-        target = os.path.dirname(os.path.abspath(out))
-    directory = Path(os.path.abspath(target))
-    try:
-        atomic.refuse_linked(project_root(directory.parent), directory)
-    except atomic.LinkRefused as exc:
-        raise fail(str(exc)) from None
-
-
 def _run(args: argparse.Namespace) -> tuple[int, Any]:
     """The work of the subcommand ``args`` names: (exit code, what to print)."""
     from continuity_checks.checks.captures import helper
 
     if args.command == "verify":
         return helper.verify(args.directory)
-    _refuse_linked(args)
     # manifest follows the [captures] options of the repository that holds its directory; read,
     # list, diff and apply those of the repository that holds the current directory (as check
     # does, from any directory of it); a bad one is their refusal (exit 1)

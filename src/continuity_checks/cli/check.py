@@ -112,7 +112,8 @@ def check(
         raise fail(f"root {root} is not a directory")
     top = project_root(root)
     config = load_config(top, config_path)
-    baseline = read_baseline(baseline_file(top, baseline_path, no_baseline))
+    path = baseline_file(top, baseline_path, no_baseline)
+    baseline = read_baseline(path, named=baseline_path is not None)
     relative: list[str] = []
     stdin: tuple[str, bytes] | None = None
     for given in paths:

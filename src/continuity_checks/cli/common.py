@@ -124,8 +124,9 @@ def baseline_file(top: Path, given: Path | None, no_baseline: bool) -> Path | No
 BASELINE_HINT = "write one with `continuity baseline check|verify`, or run with --no-baseline"
 
 
-def read_baseline(path: Path | None) -> Baseline | None:
-    """The baseline at ``path`` (None: none there); exit 2 when it is not a baseline."""
+def read_baseline(path: Path | None, *, named: bool = False) -> Baseline | None:
+    """The baseline at ``path`` (None: none there); exit 2 when it is not a baseline or may not
+    be read (``named``: given with ``--baseline``, see core.baseline.read)."""
     if path is None:
         return None
     try:
@@ -137,7 +138,7 @@ def read_baseline(path: Path | None) -> Baseline | None:
     from continuity_checks.core.baseline import BaselineError, read
 
     try:
-        return read(path)
+        return read(path, named=named)
     except BaselineError as exc:
         raise fail(f"baseline error in {exc}", BASELINE_FIX) from None
 

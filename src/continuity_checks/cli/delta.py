@@ -208,10 +208,11 @@ def _one_line(exc: BaseException) -> str:
 
 def _run(root: str, operation: Callable[[DeltaStore], object]) -> int:
     from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
+    from continuity_checks.core.confined_files import Refused
 
     try:
         result = operation(DeltaStore(root))
-    except (DeltaError, OSError) as exc:
+    except (DeltaError, OSError, Refused) as exc:
         _emit(f"{PROG}: {_one_line(exc)}\n", err=True)
         return 2
     if isinstance(result, str):

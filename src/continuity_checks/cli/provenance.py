@@ -53,9 +53,8 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     """``continuity provenance add``."""
     from continuity_checks.checks.provenance.add import AddError, add
     from continuity_checks.checks.provenance.family import ProvenanceFamily
-    from continuity_checks.core.atomic import LinkRefused
     from continuity_checks.core.config import ConfigError, project_root
-    from continuity_checks.core.snapshot import WorkTree
+    from continuity_checks.core.confined_files import ConfinedFiles, Refused
     from continuity_checks.engine import relative
 
     top = project_root(root)  # as check does: lines and findings name paths alike
@@ -76,11 +75,11 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     if unread is not None:
         print(f"continuity: {target}: {unread}; nothing was written", file=sys.stderr)
         return 1
-    snapshot = WorkTree(top, config.max_file_bytes)
+    confined = ConfinedFiles(top, config.max_file_bytes)
     relative_to = family.relative_to
     try:
-        result = add(snapshot, [g for g in given if g is not None], target, relative_to=relative_to)
-    except LinkRefused as exc:
+        result = add(confined, [g for g in given if g is not None], target, relative_to=relative_to)
+    except Refused as exc:
         print(f"continuity: {exc}", file=sys.stderr)
         return 2
     except (AddError, OSError) as exc:

@@ -56,8 +56,17 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _read(path: Path) -> bytes:
+    """The bytes of ``path``, read as every helper reads: inside the repository that holds it,
+    a regular file, within its configuration's size limit; exit 2 otherwise."""
+    from continuity_checks.cli.common import load_config
+    from continuity_checks.core.confined_files import ConfinedFiles, Refused
+
+    top = ConfinedFiles.around(path).top
+    files = ConfinedFiles(top, load_config(top, None).max_file_bytes)
     try:
-        return path.read_bytes()
+        return files.read(path)
+    except Refused as exc:
+        raise fail(str(exc)) from None
     except OSError as exc:
         raise fail(f"cannot read {path}: {exc.strerror or exc}") from None
 

@@ -114,7 +114,8 @@ def verify(
     path = baseline_file(top, baseline_path, no_baseline)
     # judged by the base's configuration and baseline, unless given on the command line
     at_base = config_path is None
-    source = None if path is None else BaselineSource(path, at_base and baseline_path is None)
+    named = baseline_path is not None
+    source = None if path is None else BaselineSource(path, at_base and not named, named)
     progress = progress_line(fmt, quiet, "verify", "commit")
     try:
         report = engine.verify(

@@ -105,11 +105,12 @@ class BaselineSource:
 
     path: Path
     at_base: bool = False
+    named: bool = False  # given with --baseline: read wherever it leads
 
     def load(self, repo: Repository, base: Base) -> Baseline | None:
         commit = base if isinstance(base, str) else (base[0] if base else None)
         if not self.at_base or commit is None:
-            return read(self.path)
+            return read(self.path, named=self.named)
         found = repo.read_object(f"{commit}:{FILE_NAME}")
         if found is None or found.type != "blob":
             return None
@@ -209,14 +210,23 @@ def write(path: Path, sections: Mapping[str, Sequence[Entry]]) -> None:
     atomic.atomic_write(path, render(sections))
 
 
-def read(path: Path) -> Baseline | None:
+def read(path: Path, *, named: bool = False) -> Baseline | None:
     """The baseline at ``path``; None when there is no file. Raises BaselineError when it
-    cannot be read or is not a baseline."""
+    cannot be read (outside the repository that holds it, not a regular file) or is not a
+    baseline. ``named``: given with ``--baseline``, read wherever it leads (docs/decisions.md,
+    "Files named on the command line")."""
+    from continuity_checks.core.confined_files import ConfinedFiles, Refused
+
+    if named:
+        files, at = ConfinedFiles.named(path, MAX_BYTES)
+    else:
+        files, at = ConfinedFiles.around(path, MAX_BYTES), str(path)
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_BYTES + 1)
+        data = files.read(at)
     except FileNotFoundError:
         return None
+    except Refused as exc:
+        raise BaselineError(str(exc)) from None
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read it: {exc.strerror or exc}") from None
     return parse(data, str(path))

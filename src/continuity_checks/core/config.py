@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -77,11 +76,11 @@ def find(root: Path) -> tuple[str, Mapping[str, Any]] | None:
     """The configuration table that applies under ``root``: ``.continuity.toml`` wins over
     ``[tool.continuity]`` in ``pyproject.toml``."""
     dedicated = root / ".continuity.toml"
-    if dedicated.is_file():
-        return str(dedicated), _read(dedicated)
+    if os.path.lexists(dedicated):  # whatever is there: a FIFO or a link out is refused
+        return str(dedicated), _read(dedicated, confined=True)
     pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        table = _read(pyproject).get("tool", {}).get("continuity")
+    if os.path.lexists(pyproject):
+        table = _read(pyproject, confined=True).get("tool", {}).get("continuity")
         if table is not None:
             if not isinstance(table, dict):
                 raise ConfigError(str(pyproject), "tool.continuity", "expected a table")
@@ -93,19 +92,22 @@ def find(root: Path) -> tuple[str, Mapping[str, Any]] | None:
 MAX_CONFIG_BYTES = 1024 * 1024
 
 
-def _read(path: Path) -> dict[str, Any]:
-    """The TOML table of ``path``: a regular file of at most MAX_CONFIG_BYTES. A FIFO or a
-    device (``--config /dev/zero``) is refused at once, never read."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+def _read(path: Path, *, confined: bool = False) -> dict[str, Any]:
+    """The TOML table of ``path``: a regular file of at most MAX_CONFIG_BYTES (a FIFO or a
+    device, ``--config /dev/zero``, is refused at once, never read). ``confined``: the file
+    found at the top of the repository, refused when it leads outside it; a file named with
+    ``--config`` is read wherever it leads (docs/decisions.md, "Files named on the command
+    line")."""
+    from continuity_checks.core.confined_files import ConfinedFiles, Refused
+
+    if confined:
+        files, at = ConfinedFiles(path.parent, MAX_CONFIG_BYTES), str(path)
+    else:
+        files, at = ConfinedFiles.named(path, MAX_CONFIG_BYTES)
     try:
-        fd = os.open(path, flags)
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise ConfigError(str(path), "(file)", "expected a regular file")
-            data = os.read(fd, MAX_CONFIG_BYTES + 1)
-        finally:
-            os.close(fd)
+        data = files.read(at)
+    except Refused as exc:
+        raise ConfigError(str(path), "(file)", exc.reason) from None
     except OSError as exc:
         raise ConfigError(str(path), "(file)", f"cannot read TOML: {exc}") from None
     return toml(data, str(path))

@@ -258,7 +258,7 @@ def sha256_path(
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(path, _kind(info.st_mode))
+            raise NotRegularFile(path, file_kind(info.st_mode))
         if buffer is None:
             buffer = _buffer_for(info.st_size, limit)
         return _hash_fd(fd, limit, buffer)
@@ -276,10 +276,11 @@ def _refused_kind(path: StrPath, exc: OSError) -> str | None:
         mode = os.lstat(path).st_mode
     except OSError:
         return None
-    return None if stat.S_ISREG(mode) else _kind(mode)
+    return None if stat.S_ISREG(mode) else file_kind(mode)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` is, in words: ``FIFO``, ``character device``, ``directory``..."""
     for test, name in (
         (stat.S_ISLNK, "symlink"),
         (stat.S_ISDIR, "directory"),

@@ -296,7 +296,7 @@ class WorkTree(Snapshot):
             return Unreadable(path, cc.UNREADABLE, UNTRACKED)
         return full
 
-    def _open(self, path: str) -> int | Unreadable:
+    def open_file(self, path: str) -> int | Unreadable:
         full = self._locate(path)
         if isinstance(full, Unreadable):
             return full
@@ -331,7 +331,7 @@ class WorkTree(Snapshot):
             given = self._given.get(path)
             if given is not None:
                 return given
-        fd = self._open(path)
+        fd = self.open_file(path)
         if isinstance(fd, Unreadable):
             return fd
         try:
@@ -357,7 +357,7 @@ class WorkTree(Snapshot):
         return data
 
     def size(self, path: str) -> int | Unreadable:
-        fd = self._open(path)
+        fd = self.open_file(path)
         if isinstance(fd, Unreadable):
             return fd
         try:
@@ -371,7 +371,7 @@ class WorkTree(Snapshot):
     def sha256(self, path: str) -> hashing.Digest | Unreadable:
         from continuity_checks.core import hashing  # (hashlib: not for every commit hook)
 
-        fd = self._open(path)
+        fd = self.open_file(path)
         if isinstance(fd, Unreadable):
             return fd
         try:

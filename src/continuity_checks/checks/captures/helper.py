@@ -3,11 +3,15 @@ Pointer with paging, list a subtree, diff and apply cycle deltas.
 
 Each operation returns ``(exit code, payload)``: 0 and ``ok: true`` on success, 1 and
 ``ok: false`` with a stable ``error_code`` on a refusal (in the style of LoopX's own failure
-payloads). Nothing is written on a refusal; writes are atomic (``core.atomic``).
+payloads). Nothing is written on a refusal. Every file is read and written through
+:class:`~continuity_checks.core.confined_files.ConfinedFiles`, confined to the repository that
+holds it: a path it refuses (outside the root, not a regular file, past the size limit) raises
+``Refused``, which the command line reports with exit 2.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import os
@@ -18,7 +22,8 @@ from typing import Any
 
 from continuity_checks.checks.captures import layout, model
 from continuity_checks.checks.captures.model import ScanError
-from continuity_checks.core import atomic, hashing, schemas, strict_json
+from continuity_checks.core import hashing, schemas, strict_json
+from continuity_checks.core.confined_files import ConfinedFiles
 
 PAGE_BYTES = 16_000  # at most this much content per page (SEED 001)
 STDOUT_BYTES = 20_000  # at most this much output per call (SEED 001)
@@ -37,10 +42,26 @@ def _refuse(mode: str, code: str, message: str, **extra: Any) -> Result:
     return 1, {"ok": False, "mode": mode, "error_code": code, "error": message, **extra}
 
 
-def _load_json(path: str) -> Any:
+def _files(path: str, settings: layout.Settings) -> ConfinedFiles:
+    """The files of the repository that holds ``path``, read within the configured limit."""
+    return ConfinedFiles.around(path, settings.max_file_bytes)
+
+
+def _load_json(path: str, settings: layout.Settings) -> Any:
     """The strict JSON value of the file at ``path``; ValueError with the reason."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    return _parse_json(path, _files(path, settings).read(path))
+
+
+def _refuse_output(out: str | None, settings: layout.Settings) -> None:
+    """Refuse (``Refused``) an output the helper may never write, before anything is read;
+    one it merely cannot write is left to the write, which answers in JSON."""
+    if out is not None:
+        with contextlib.suppress(OSError):
+            _files(out, settings).writable(out)
+
+
+def _parse_json(path: str, data: bytes) -> Any:
+    """The strict JSON value of ``data``, the bytes of ``path``; ValueError with the reason."""
     loaded = strict_json.load(data)
     if isinstance(loaded, strict_json.Problem):
         raise ValueError(f"{path}:{loaded.line}:{loaded.column}: {loaded.message}")
@@ -80,9 +101,12 @@ def manifest(
     if refused is not None:
         return _refuse(mode, "PATH_OUTSIDE", f"{name}: {refused}")
     path = os.path.join(directory, name)
+    target = os.path.join(directory, layout.MANIFEST)
+    files = _files(target, settings)
+    files.writable(target)  # a directory that is a symlink: refused before anything is read
     try:
-        value = _load_json(path)
-        found = hashing.sha256_path(path)
+        data = files.read(path)
+        value, found = _parse_json(path, data), hashing.sha256_bytes(data)
     except FileNotFoundError:
         return _refuse(mode, "CAPTURE_MISSING", f"expected a capture at {path}, found none")
     except (OSError, ValueError) as exc:
@@ -94,7 +118,6 @@ def manifest(
         "capture_sha256": sha,
         "capture_bytes": found.size,
     }
-    target = os.path.join(directory, layout.MANIFEST)
     unread = unchecked(target)
     if unread is not None:
         return _refuse(mode, "NOT_CHECKED", f"{target}: {unread}; nothing was written")
@@ -102,12 +125,12 @@ def manifest(
     result = {"ok": True, "mode": mode, "manifest": target, "capture_sha256": sha,
               "capture_bytes": found.size}  # fmt: skip
     try:
-        atomic.exclusive_create(target, text)
+        files.create(target, text)
         return 0, {**result, "written": True}
     except FileExistsError:
         pass
     try:
-        existing = _load_json(target)
+        existing = _load_json(target, settings)
     except (OSError, ValueError) as exc:
         return _refuse(mode, "MANIFEST_CONFLICT", f"an unreadable manifest is in the way: {exc}")
     pinned = existing.get("capture_sha256") if isinstance(existing, dict) else None
@@ -230,9 +253,10 @@ def read(
         return _refuse(READ_MODE, code, message, **extra)
 
     select = list(select)
+    _refuse_output(reference_out, settings)
     if reference_file is not None:
         try:
-            reference = _load_json(reference_file)
+            reference = _load_json(reference_file, settings)
         except (OSError, ValueError) as exc:
             return fail("REFERENCE_UNREADABLE", f"expected a reader reference: {exc}")
         if not schemas.validator("loopx-capture-reader").is_valid(reference):
@@ -273,10 +297,11 @@ def read(
             'expected --list-depth 1 or more: with list-depth-origin = "children" depth 0 '
             "lists nothing",
         )
+    files = _files(capture_file, settings)
     try:
-        actual = hashing.sha256_path(capture_file).hex
+        actual = files.sha256(capture_file).hex
         if settings.capture_digest == "canonical":  # what check expects a pin to be (CX111)
-            actual = model.canonical_sha256(_load_json(capture_file))
+            actual = model.canonical_sha256(_load_json(capture_file, settings))
     except (OSError, ValueError) as exc:
         return fail("CAPTURE_UNREADABLE", f"cannot read {capture_file}: {exc}")
     if actual != pinned:
@@ -301,7 +326,7 @@ def read(
     if settings.selection_digest != "H2" and (stale := mismatch(selection)) is not None:
         return stale
     try:
-        values = select_values(capture_file, select)
+        values = select_values(files, capture_file, select)
     except (ScanError, OSError, RecursionError) as exc:
         return fail("CAPTURE_UNREADABLE", f"cannot read {capture_file}: {exc}")
     missing = [p for p, v in zip(select, values, strict=True) if v is model.MISSING]
@@ -333,7 +358,12 @@ def read(
     head = {"ok": True, "mode": READ_MODE, "capture_sha256": pinned, "selection_sha256": selection}
     if reference_out is not None:
         written = _write_reference(
-            reference_out, capture_file, pinned, select, list_depth, selection
+            _files(reference_out, settings),
+            reference_out,
+            (capture_file, pinned),
+            select,
+            list_depth,
+            selection,
         )
         if written is not None:
             return fail("REFERENCE_REFUSED", written)
@@ -401,14 +431,16 @@ def next_command(
 
 
 def _write_reference(
+    files: ConfinedFiles,
     out: str,
-    capture_file: str,
-    capture_sha256: str,
+    capture: tuple[str, str],
     select: list[str],
     list_depth: int | None,
     selection: str,
 ) -> str | None:
-    """Write a reader reference (never over an existing file); the reason it was not written."""
+    """Write a reader reference (never over an existing file) to ``capture`` (its path and
+    digest); the reason it was not written."""
+    capture_file, capture_sha256 = capture
     relative = os.path.relpath(os.path.abspath(capture_file), os.path.dirname(os.path.abspath(out)))
     relative = relative.replace(os.sep, "/")
     refused = model.inside_name(relative)
@@ -436,12 +468,11 @@ def _write_reference(
     record["command"] = shlex.join(words)
     text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
     try:
-        atomic.exclusive_create(out, text)
+        files.create(out, text)
     except FileExistsError:
         try:
-            with open(out, "rb") as handle:
-                if handle.read(len(text) + 1) == text:
-                    return None  # the same read again: the reference it pins is already there
+            if files.read(out) == text:
+                return None  # the same read again: the reference it pins is already there
         except OSError:
             pass
         return f"{out} exists: a reader reference is never rewritten"
@@ -461,17 +492,18 @@ def diff(
 ) -> Result:
     """The cycle delta from ``base`` to ``current``, in the configured vocabulary."""
     mode = "capture-diff"
+    _refuse_output(out, settings)
     try:
-        base_value = _load_json(base)
-        current_value = _load_json(current)
-        base_sha = hashing.sha256_path(base).hex
+        base_data = _files(base, settings).read(base)
+        base_value, base_sha = _parse_json(base, base_data), hashing.sha256_bytes(base_data).hex
+        current_value = _load_json(current, settings)
     except (OSError, ValueError) as exc:
         return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
     if out is not None and os.path.basename(out) == layout.CYCLE_DELTA:
         # check holds a cycle-delta.json against the cycle-base.json beside it (CX103)
         beside = os.path.join(os.path.dirname(out), layout.CYCLE_BASE)
         try:
-            found = hashing.sha256_path(beside).hex
+            found = _files(beside, settings).sha256(beside).hex
         except OSError:
             found = None
         if found != base_sha:
@@ -492,7 +524,7 @@ def diff(
     text = (json.dumps(delta, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     if out is None:
         return 0, delta
-    unwritten = _write_out(out, text)
+    unwritten = _write_out(_files(out, settings), out, text)
     if unwritten is not None:
         return _refuse(mode, *unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "base_sha256": base_sha,
@@ -509,10 +541,11 @@ def apply(
     """Restore the current document from ``base`` and a cycle delta; refuse (writing nothing)
     when the base or the restored document does not have the digest the delta names."""
     mode = "capture-apply"
+    _refuse_output(out, settings)
     try:
-        base_value = _load_json(base)
-        delta = _load_json(delta_file)
-        base_sha = hashing.sha256_path(base).hex
+        base_data = _files(base, settings).read(base)
+        base_value, base_sha = _parse_json(base, base_data), hashing.sha256_bytes(base_data).hex
+        delta = _load_json(delta_file, settings)
     except (OSError, ValueError) as exc:
         return _refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
     schema = "loopx-cycle-delta" if settings.delta_ops == "loopx" else "loopx-cycle-delta-rfc6902"
@@ -544,7 +577,7 @@ def apply(
         )
     if out is None:
         return 0, data  # the restored document itself, byte for byte
-    unwritten = _write_out(out, data)
+    unwritten = _write_out(_files(out, settings), out, data)
     if unwritten is not None:
         return _refuse(mode, *unwritten)
     return 0, {"ok": True, "mode": mode, "output": out, "target_sha256": target, "bytes": len(data)}
@@ -556,14 +589,13 @@ _MOVING = frozenset({layout.CYCLE_BASE, layout.CYCLE_DELTA, layout.REQUIRED})
 _DECISION_FILES = frozenset({layout.CAPTURE, layout.PROJECTION, layout.DELIVERY, layout.MANIFEST})
 
 
-def _published(out: str, data: bytes) -> bool:
+def _published(files: ConfinedFiles, out: str, data: bytes) -> bool:
     """Whether writing ``data`` to ``out`` would rewrite a published capture file: anything in
     a decision directory, a reader reference, or a file beside a manifest other than the
     cycle's own (``continuity verify`` reports that rewrite, CX201)."""
     try:
-        with open(out, "rb") as handle:
-            if handle.read(len(data) + 1) == data:
-                return False  # the same bytes: nothing is rewritten
+        if files.read(out) == data:
+            return False  # the same bytes: nothing is rewritten
     except OSError:
         return False  # absent (or unreadable: the write says why)
     directory, name = os.path.split(os.path.abspath(out))
@@ -574,17 +606,17 @@ def _published(out: str, data: bytes) -> bool:
     return name not in _MOVING and os.path.exists(os.path.join(directory, layout.MANIFEST))
 
 
-def _write_out(out: str, data: bytes) -> tuple[str, str] | None:
+def _write_out(files: ConfinedFiles, out: str, data: bytes) -> tuple[str, str] | None:
     """Write ``-o OUT`` atomically; else the error code and why (a refusal in JSON, as every
     other)."""
-    if _published(out, data):
+    if _published(files, out, data):
         return "OUTPUT_PUBLISHED", (
             f"{out} is part of a published capture, which is never rewritten (continuity "
             "verify reports it, CX201): write the new observation to a new directory; nothing "
             "was written"
         )
     try:
-        atomic.atomic_write(out, data)
+        files.write(out, data)
     except OSError as exc:
         return (
             "OUTPUT_UNWRITABLE",
@@ -598,16 +630,15 @@ def _write_out(out: str, data: bytes) -> tuple[str, str] | None:
 _DROP_EVERY = 2 << 20  # bytes scanned between handing pages back to the kernel
 
 
-def select_values(path: str, pointers: list[str]) -> list[Any]:
+def select_values(files: ConfinedFiles, path: str, pointers: list[str]) -> list[Any]:
     """The values at ``pointers`` in the JSON file at ``path``, in order (:data:`MISSING` for
     an absent one), found by :func:`model.select` over the mapped file. The pages the scanner
     has passed are handed back to the kernel as it goes, so memory stays near the size of the
     selection, not of the capture. Raises ``ScanError``, ``PointerError`` or ``OSError``."""
     for pointer in pointers:
         model.tokens(pointer)  # every pointer's syntax before any work
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    try:
-        if os.fstat(fd).st_size == 0:
+    with files.opened(path) as (fd, size):
+        if size == 0:
             raise ScanError("expected a JSON value, found an empty file")
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:
             released = [0]
@@ -622,5 +653,3 @@ def select_values(path: str, pointers: list[str]) -> list[Any]:
                 released[0] = 0  # the next pointer starts from the root again
 
             return model.select(data, pointers, release, restart)
-    finally:
-        os.close(fd)

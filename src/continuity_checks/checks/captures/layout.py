@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import option
-from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH
+from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES
 
 MANIFEST = "manifest.json"
 CAPTURE = "capture.json"
@@ -45,6 +45,8 @@ class Settings:
     selection_digest: SelectionHypothesis = "H1"
     relaxed_refs: bool = False
     max_depth: int = DEFAULT_MAX_DEPTH
+    # the most bytes a helper reads of one file (limits.max-file-bytes, as check)
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     # spec §3.5: a --list entry's size is the bytes of the subtree's compact canonical JSON,
     # or no size at all ("off") until LoopX's own measure is known
     list_size: ListSize = "canonical"
@@ -70,6 +72,7 @@ def settings(config: Config) -> Settings:
         selection_digest=choice("selection-digest", "H1", "H2", "shape"),
         relaxed_refs=choice("context-ref", "strict", "relaxed") == "relaxed",
         max_depth=config.max_depth,
+        max_file_bytes=config.max_file_bytes,
         list_size=choice("list-size", "canonical", "off"),
         list_depth_origin=choice("list-depth-origin", "node", "children"),
         duplicate_pointers=choice("duplicate-pointers", "flag", "reject"),

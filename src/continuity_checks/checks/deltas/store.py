@@ -34,6 +34,8 @@ from continuity_checks.checks.deltas import naming, records, scaffold, timestamp
 from continuity_checks.checks.deltas.records import DeltaTimes, RecordError
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import atomic, strict_json
+from continuity_checks.core.confined_files import ConfinedFiles, Refused
+from continuity_checks.core.strict_json import DEFAULT_MAX_FILE_BYTES
 
 JSONObject = dict[str, Any]
 
@@ -47,6 +49,16 @@ GITIGNORE = ".gitignore"
 GITIGNORE_ENTRY = f"{DELTALAYER_DIR}/{LOCK_NAME}"
 """The line ``init`` adds to ``.gitignore``, so that ``git add .`` never commits the lock."""
 _LOCK_PATTERNS = frozenset({GITIGNORE_ENTRY.encode(), b"/" + GITIGNORE_ENTRY.encode()})
+_MARKERS = tuple(marker.encode("utf-8") for marker in scaffold.MARKERS)
+
+
+def _has_marker(agents: bytes) -> bool:
+    return any(marker in agents for marker in _MARKERS)
+
+
+def _ignores_lock(gitignore: bytes) -> bool:
+    return any(line.rstrip() in _LOCK_PATTERNS for line in gitignore.split(b"\n"))
+
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 1000
@@ -159,15 +171,17 @@ def _decode_json(data: bytes, *, text_mode: bool = False) -> object:
         raise DeltaError(str(exc) or type(exc).__name__) from None
 
 
-def _read_entry(path: str) -> bytes:
+def _read_entry(files: ConfinedFiles, path: str) -> bytes:
     """The bytes of a ``*.json`` entry of changes/; an OSError with open()'s text when it is not
     a readable regular file (a directory is "Is a directory", a dangling link "No such file")."""
     if os.path.isdir(path):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
     if os.path.exists(path) and not os.path.isfile(path):
         raise DeltaError("not a regular file")  # a FIFO would block, a device never end
-    with open(path, "rb") as handle:
-        return handle.read()
+    try:
+        return files.read(path)
+    except Refused as exc:  # past the size limit
+        raise DeltaError(exc.reason) from None
 
 
 def serialise(record: JSONObject) -> bytes:
@@ -219,8 +233,10 @@ class DeltaStore:
         *,
         lock_timeout: float = atomic.DEFAULT_LOCK_TIMEOUT,
         clock: Callable[[], datetime] = _local_now,
+        limit: int = DEFAULT_MAX_FILE_BYTES,
     ) -> None:
         self.root = Path(root).resolve()
+        self.files = ConfinedFiles(self.root, limit)  # every read and write of the store
         self.base = self.root / DELTALAYER_DIR
         self.changes_dir = self.base / "changes"
         self.legacy_path = self.base / "changes.jsonl"
@@ -243,21 +259,12 @@ class DeltaStore:
             self._remove_stale_temp_files()
             yield
 
-    def _outside(self, path: Path) -> str | None:
-        """Where ``path`` really leads, when that is outside the root (None: inside, or absent)."""
-        if not os.path.lexists(path):
-            return None
-        real, root = os.path.realpath(path), os.path.realpath(self.root)
-        return None if _inside(Path(real), Path(root)) is not None else real
-
-    def _refuse_outside(self, *paths: Path) -> None:
+    def _refuse_outside(self, path: Path) -> None:
         """Refuse, before anything is written, a file written through its symlink (AGENTS.md,
         .gitignore) whose target is outside the root."""
-        for path in paths:
-            real = self._outside(path)
-            if real is not None:
-                rel = path.relative_to(self.root).as_posix()
-                raise DeltaError(LEADS_OUTSIDE.format(rel, real))
+        real = os.path.realpath(path)
+        if os.path.lexists(path) and _inside(Path(real), Path(os.path.realpath(self.root))) is None:
+            raise DeltaError(LEADS_OUTSIDE.format(path.relative_to(self.root).as_posix(), real))
 
     def _remove_stale_temp_files(self) -> None:
         """Remove ``changes/.*.tmp`` (this helper's temp files, and the prototype's
@@ -318,7 +325,7 @@ class DeltaStore:
             self._init_locked()
             name = self._allocate(base)
             try:
-                atomic.exclusive_create(self.changes_dir / name, data, mode=DELTA_MODE)
+                self.files.create(self.changes_dir / name, data, mode=DELTA_MODE)
             except FileExistsError:  # only a writer that ignores the lock can get here
                 raise DeltaError(TAKEN.format(name)) from None
         return self._delta_item(record, name, name)
@@ -441,41 +448,34 @@ class DeltaStore:
         written through a symlink, AGENTS.md and .gitignore are, but never to a file outside;
         refused before anything is created."""
         atomic.refuse_linked(self.root, self.changes_dir)
-        if not self._agents_done():
+        if not self._done(self.agents_path, _has_marker):
             self._refuse_outside(self.agents_path)
-        if not self._lock_ignored():
+        if not self._done(self.root / GITIGNORE, _ignores_lock):
             self._refuse_outside(self.root / GITIGNORE)
 
-    def _agents_done(self) -> bool:
-        """AGENTS.md needs no write: it carries a marker, or is a dangling name init leaves."""
+    def _done(self, path: Path, done: Callable[[bytes], bool]) -> bool:
+        """``path`` needs no write: ``done(its bytes)`` wherever its symlink leads (a shared
+        AGENTS.md holding the section is only looked at: a regular file within the limit), or
+        it is a dangling name init leaves."""
+        files, real = ConfinedFiles.named(path, self.files.limit)
         try:
-            current = self.agents_path.read_bytes()
-        except FileNotFoundError:
-            return os.path.lexists(self.agents_path)
-        return any(marker.encode("utf-8") in current for marker in scaffold.MARKERS)
-
-    def _lock_ignored(self) -> bool:
-        """.gitignore needs no write: a line names the lock, or it is a dangling name."""
-        path = self.root / GITIGNORE
-        try:
-            current = path.read_bytes()
+            return done(files.read(real))
         except FileNotFoundError:
             return os.path.lexists(path)
-        return any(line.rstrip() in _LOCK_PATTERNS for line in current.split(b"\n"))
 
     def _init_agents(self) -> str | None:
         """Create AGENTS.md or append the section; the report line, or None."""
         section = scaffold.AGENTS_SECTION.encode("utf-8")
+        if self._done(self.agents_path, _has_marker):  # (wherever it leads: only looked at)
+            return None
         try:
-            current = self.agents_path.read_bytes()
+            current = self.files.read(self.agents_path)
         except FileNotFoundError:
             created = self._create_missing(self.agents_path, section + b"\n")
             return str(self.agents_path) if created else None
-        if any(marker.encode("utf-8") in current for marker in scaffold.MARKERS):
-            return None
         prefix = current if not current or current.endswith(b"\n") else current + b"\n"
         # write through a symlinked AGENTS.md instead of replacing the link
-        atomic.atomic_write(os.path.realpath(self.agents_path), prefix + b"\n" + section + b"\n")
+        self.files.write(os.path.realpath(self.agents_path), prefix + b"\n" + section + b"\n")
         return f"appended continuity section to {self.agents_path}"
 
     def _ignore_lock(self) -> str | None:
@@ -487,23 +487,22 @@ class DeltaStore:
         """
         path = self.root / GITIGNORE
         entry = GITIGNORE_ENTRY.encode("utf-8")
+        if self._done(path, _ignores_lock):
+            return None
         try:
-            current = path.read_bytes()
+            current = self.files.read(path)
         except FileNotFoundError:
             return str(path) if self._create_missing(path, entry + b"\n") else None
-        if any(line.rstrip() in _LOCK_PATTERNS for line in current.split(b"\n")):
-            return None
         newline = b"\r\n" if b"\r\n" in current else b"\n"
         prefix = current if not current or current.endswith(b"\n") else current + newline
-        atomic.atomic_write(os.path.realpath(path), prefix + entry + newline)
+        self.files.write(os.path.realpath(path), prefix + entry + newline)
         return f"added {GITIGNORE_ENTRY} to {path}"
 
-    @staticmethod
-    def _create_missing(path: Path, data: bytes) -> bool:
+    def _create_missing(self, path: Path, data: bytes) -> bool:
         if os.path.lexists(path):
             return False
         try:
-            atomic.exclusive_create(path, data)
+            self.files.create(path, data)
         except FileExistsError:
             return False
         return True
@@ -526,7 +525,7 @@ class DeltaStore:
         with self.lock():
             resolved = self._resolve(ref)  # again: a freeze may have renamed it meanwhile
             self._refuse_frozen(resolved)
-            data = resolved.path.read_bytes()
+            data = self.files.read(resolved.path)
             record, times = self._parse(data)
             record["changes"] = check_new_changes(edit(list(record["changes"])))
             time = self._time(updated_at)
@@ -535,7 +534,7 @@ class DeltaStore:
             self._validate(record)
             new = serialise(record)
             self._refuse_loose(data)
-            atomic.atomic_write(resolved.path, new)
+            self.files.write(resolved.path, new)
         return self._delta_item(record, resolved.name, resolved.rel)
 
     @staticmethod
@@ -610,7 +609,7 @@ class DeltaStore:
         return _Resolved(real, rel)
 
     def _load(self, path: Path) -> tuple[JSONObject, DeltaTimes]:
-        return self._parse(path.read_bytes())
+        return self._parse(self.files.read(path))
 
     def _parse(self, data: bytes) -> tuple[JSONObject, DeltaTimes]:
         value = _decode_json(data, text_mode=True)
@@ -633,7 +632,7 @@ class DeltaStore:
 
     def _project_text(self) -> str:
         try:
-            return self.project_path.read_text(encoding="utf-8")
+            return self.files.read(self.project_path).decode("utf-8")
         except FileNotFoundError:
             return MISSING_PROJECT
         except UnicodeDecodeError as exc:
@@ -695,7 +694,7 @@ class DeltaStore:
                         changes_real = changes_real or Path(os.path.realpath(self.changes_dir))
                         if _inside(Path(os.path.realpath(path)), changes_real) is None:
                             raise DeltaError(OUTSIDE)
-                    record, times = self._parse(_read_entry(path))
+                    record, times = self._parse(_read_entry(self.files, path))
                 except (DeltaError, OSError) as exc:
                     if self._frozen_link(Path(path)) is None:
                         warning = {
@@ -729,7 +728,7 @@ class DeltaStore:
                     changes_real = changes_real or Path(os.path.realpath(self.changes_dir))
                     if _inside(Path(os.path.realpath(path)), changes_real) is None:
                         raise DeltaError(OUTSIDE)
-                data = _read_entry(path)
+                data = _read_entry(self.files, path)
                 record, times = self._parse(data)
             except (DeltaError, OSError) as exc:
                 warnings.append(
@@ -749,9 +748,9 @@ class DeltaStore:
         warnings: list[JSONObject] = []
         number = 0
         try:
-            with open(self.legacy_path, "rb") as handle:
+            with self.files.opened(self.legacy_path) as (fd, _):
                 rest = b""
-                while block := handle.read(LEGACY_BLOCK):
+                while block := os.read(fd, LEGACY_BLOCK):
                     lines = (rest + block).split(b"\n")
                     rest = lines.pop()
                     for line in lines:
@@ -761,7 +760,7 @@ class DeltaStore:
                 self._legacy_line(rest, number, entries, warnings)
         except FileNotFoundError:
             return [], []
-        except OSError as exc:
+        except (OSError, Refused) as exc:
             return [], [{"path": self.legacy_path.as_posix(), "error": str(exc), "skipped": True}]
         return list(entries), warnings
 

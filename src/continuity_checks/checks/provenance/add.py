@@ -1,8 +1,9 @@
 """``continuity provenance add``: list new files in a sums file, atomically and under a lock.
 
-Reads go through a :class:`~continuity_checks.core.snapshot.WorkTree` (confined to the root,
-hashing streamed, several files at once), the write through :mod:`continuity_checks.core.atomic`:
-the sums file is replaced whole (temp file, fsync, rename) while an advisory lock beside it
+Reads and the write go through :class:`~continuity_checks.core.confined_files.ConfinedFiles`
+(confined to the root, regular files only, within the size limit; the listed files hashed
+streamed, several at once, through its work tree), the write atomic: the sums file is replaced
+whole (temp file, fsync, rename) while an advisory lock beside it
 (``.<name>.lock``) keeps two writers from losing each other's lines. Existing bytes are kept
 exactly; new lines are GNU text lines in the file's own line ending (CRLF if its first line
 ends so, as DSH writes them).
@@ -20,8 +21,9 @@ from dataclasses import dataclass, field
 
 from continuity_checks.checks.provenance import listed, sums
 from continuity_checks.core import atomic
+from continuity_checks.core.confined_files import ConfinedFiles
 from continuity_checks.core.hashing import Digest
-from continuity_checks.core.snapshot import Unreadable, WorkTree, confine
+from continuity_checks.core.snapshot import Unreadable, confine
 
 
 class AddError(Exception):
@@ -37,7 +39,7 @@ class Added:
 
 
 def add(
-    snapshot: WorkTree,
+    confined: ConfinedFiles,
     files: Sequence[str],
     sums_path: str,
     *,
@@ -45,6 +47,7 @@ def add(
     lock_timeout: float = atomic.DEFAULT_LOCK_TIMEOUT,
 ) -> Added:
     """List ``files`` (root-relative) in the sums file ``sums_path`` (root-relative)."""
+    root = confined.top
     target = confine(sums_path)
     if isinstance(target, Unreadable) or not target:
         raise AddError(f"{sums_path}: expected a sums file path inside the root")
@@ -52,7 +55,7 @@ def add(
     for name in files:
         rel = confine(name)
         if isinstance(rel, Unreadable) or not rel:
-            raise AddError(f"{name}: expected a file inside the root {snapshot.root}")
+            raise AddError(f"{name}: expected a file inside the root {root}")
         if rel == target:
             raise AddError(f"{name}: a sums file cannot list itself")
         if rel not in wanted:
@@ -60,22 +63,20 @@ def add(
     if not wanted:
         raise AddError("expected at least one file to add")
     directory, _, name = target.rpartition("/")
-    if directory and not snapshot.is_dir(directory):
+    if directory and not confined.tree.is_dir(directory):
         raise AddError(f"{directory}: expected an existing directory for the sums file")
-    base = f"{snapshot.root}/{directory}" if directory else str(snapshot.root)
-    atomic.refuse_linked(snapshot.root, base)  # LinkRefused: never written through a symlink
+    base = f"{root}/{directory}" if directory else str(root)
+    confined.writable(f"{base}/{name}")  # Refused: never written through a symlink
     with atomic.locked(f"{base}/.{name}.lock", lock_timeout):
-        return _add_locked(snapshot, wanted, target, f"{base}/{name}", relative_to)
+        return _add_locked(confined, wanted, target, f"{base}/{name}", relative_to)
 
 
 def _add_locked(
-    snapshot: WorkTree, wanted: list[str], target: str, full_path: str, relative_to: str
+    confined: ConfinedFiles, wanted: list[str], target: str, full_path: str, relative_to: str
 ) -> Added:
-    if snapshot.exists(target):
-        data = snapshot.read(target)
-        if isinstance(data, Unreadable):
-            raise AddError(f"{target}: {data.message}")
-    else:
+    try:
+        data = confined.read(full_path)
+    except FileNotFoundError:
         data = b""
     parsed = sums.parse(data)
     if parsed.malformed or parsed.bad_text:
@@ -89,7 +90,7 @@ def _add_locked(
         resolved = listed.resolve(target, entry.path, relative_to).resolved
         if isinstance(resolved, str):
             listed_now.setdefault(resolved, entry)
-    digests = listed.hash_all(snapshot, wanted)
+    digests = listed.hash_all(confined.tree, wanted)
     result = Added()
     conflicts: list[str] = []
     for path, digest in zip(wanted, digests, strict=True):
@@ -116,7 +117,7 @@ def _add_locked(
         eol = "\r\n" if parsed.crlf else "\n"
         prefix = data if not data or parsed.final_newline else data + eol.encode()
         text = "".join(line + eol for line in result.lines)
-        atomic.atomic_write(full_path, prefix + text.encode("utf-8"))
+        confined.write(full_path, prefix + text.encode("utf-8"))
     return result
 
 
