@@ -1,9 +1,10 @@
 """``python -m tests.fuzz``: the fuzz session (``nox -s fuzz``), recorded in docs/reliability.md.
 
-Each family's inputs are cut into chunks run by worker processes, each in its own scratch
+Each family's inputs, and each helper command's (``--helper``, tests/fuzz/helpers.py), are cut
+into chunks run by worker processes, each in its own scratch
 repository. A worker that stops making progress for ``--hard-timeout`` seconds (a hang SIGPROF
 cannot break, in native code) is killed: the input it was on counts as a hang, and the rest of
-its chunk runs again in a new worker. Exit status 1 when any traceback, hang or silent pass.
+its chunk runs again in a new worker. Exit status 1 when any traceback, hang, silent pass, or read or write outside the root.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tests.fuzz import helpers
 from tests.fuzz.families import FAMILIES
 from tests.fuzz.runner import KEPT_FAILURES, Rates, Tally, run_task
 
@@ -26,7 +28,11 @@ DEFAULT_CORPUS = Path("/work/shared/corpus")
 
 
 def _child(result: str, progress: Any, args: tuple[Any, ...]) -> None:
-    outcome = run_task(*args, progress=progress)
+    if args[0] in helpers.HELPERS:
+        name, start, stop, scratch, _, seed, timeout, _, _ = args
+        outcome = helpers.run_task(name, start, stop, scratch, seed, timeout, progress=progress)
+    else:
+        outcome = run_task(*args, progress=progress)
     Path(result).write_text(json.dumps(outcome), encoding="utf-8")
 
 
@@ -34,6 +40,8 @@ def fuzz(
     families: list[str],
     per_family: int,
     *,
+    helper_names: tuple[str, ...] = (),
+    per_helper: int = 0,
     workers: int,
     chunk: int,
     seed: int,
@@ -47,13 +55,14 @@ def fuzz(
 ) -> dict[str, Any]:
     """Run every chunk; return the tallies per family and the duration."""
     context = multiprocessing.get_context("fork")
+    counts = {**{name: per_family for name in families}, **dict.fromkeys(helper_names, per_helper)}
     pending = [
-        (name, start, min(start + chunk, per_family))
-        for name in families
-        for start in range(0, per_family, chunk)
+        (name, start, min(start + chunk, count))
+        for name, count in counts.items()
+        for start in range(0, count, chunk)
     ]
-    tallies = {name: Tally() for name in families}
-    seconds = {name: 0.0 for name in families}
+    tallies = {name: Tally() for name in counts}
+    seconds = {name: 0.0 for name in counts}
     running: list[dict[str, Any]] = []
     began = reported = time.monotonic()
     serial = 0
@@ -98,7 +107,7 @@ def fuzz(
             done = sum(t.inputs for t in tallies.values())
             print(f"... {done} inputs, {reported - began:.0f} s", file=log, flush=True)
     return {
-        "families": {name: tallies[name].to_json() for name in families},
+        "families": {name: tallies[name].to_json() for name in counts},
         "worker_seconds": seconds,
         "seconds": time.monotonic() - began,
     }
@@ -122,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__)
     parser.add_argument("--per-family", type=int, default=100_000)
     parser.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    parser.add_argument("--helper", action="append", choices=sorted(helpers.HELPERS))
+    parser.add_argument(
+        "--per-helper", type=int, default=10_000, help="inputs per helper command (0: none)"
+    )
     parser.add_argument(
         "--workers", type=int, default=4, help="processes (2 CPUs: 4 keep both busy)"
     )
@@ -135,14 +148,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cli-rate", type=float, default=Rates.cli)
     parser.add_argument("--failures", type=Path, help="save failing inputs here")
     parser.add_argument("--json", type=Path, help="write the summary here")
-    parser.add_argument("--replay", type=int, help="run one input (with --family) and print it")
+    parser.add_argument(
+        "--replay", type=int, help="run one input (with --family or --helper) and print it"
+    )
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         parser.error(f"the corpus {args.corpus} is missing: the fuzzer's seeds come from it")
-    families = args.family or sorted(FAMILIES)
+    families = args.family or ([] if args.helper else sorted(FAMILIES))
+    chosen = tuple(args.helper or ([] if args.family else sorted(helpers.HELPERS)))
     rates = Rates(args.history_rate, args.config_rate, args.cli_rate)
     memory = "/dev/shm" if os.path.isdir("/dev/shm") else None  # scratch writes stay in memory
     with tempfile.TemporaryDirectory(prefix="continuity-fuzz-", dir=memory) as tmp:
+        if args.replay is not None and chosen and not args.family:
+            outcome = helpers.run_task(chosen[0], args.replay, args.replay + 1, f"{tmp}/s",
+                                       args.seed, args.timeout)  # fmt: skip
+            print(json.dumps(outcome, indent=2))
+            return 1 if outcome["failures"] else 0
         if args.replay is not None:
             outcome = run_task(families[0], args.replay, args.replay + 1, f"{tmp}/s",
                                str(args.corpus), args.seed, args.timeout, asdict(rates),
@@ -152,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = fuzz(
             families,
             args.per_family,
+            helper_names=chosen if args.per_helper else (),
+            per_helper=args.per_helper,
             workers=args.workers,
             chunk=args.chunk,
             seed=args.seed,
@@ -166,15 +189,17 @@ def main(argv: list[str] | None = None) -> int:
     text = json.dumps(summary, indent=2)
     if args.json:
         args.json.write_text(text + "\n", encoding="utf-8")
-    print(f"{'family':15} {'inputs':>8} {'invalid':>8} {'file':>7} {'config':>7} {'history':>7} "
-          f"{'cli':>5} {'tracebacks':>10} {'hangs':>6} {'silent':>6}")  # fmt: skip
+    print(f"{'family':22} {'inputs':>8} {'invalid':>8} {'file':>7} {'config':>7} {'history':>7} "
+          f"{'cli':>5} {'tracebacks':>10} {'hangs':>6} {'silent':>6} {'outside':>7}")  # fmt: skip
     bad = 0
     for name, t in summary["families"].items():
         k = t["kinds"]
-        print(f"{name:15} {t['inputs']:>8} {t['invalid_inputs']:>8} {k.get('file', 0):>7} "
+        outside = t["outside_writes"] + t["outside_reads"]
+        print(f"{name:22} {t['inputs']:>8} {t['invalid_inputs']:>8} {k.get('file', 0):>7} "
               f"{k.get('config', 0):>7} {k.get('history', 0):>7} {k.get('cli', 0):>5} "
-              f"{t['tracebacks']:>10} {t['hangs']:>6} {t['silent_passes']:>6}")  # fmt: skip
-        bad += t["tracebacks"] + t["hangs"] + t["silent_passes"]
+              f"{t['tracebacks']:>10} {t['hangs']:>6} {t['silent_passes']:>6} "
+              f"{outside:>7}")  # fmt: skip
+        bad += t["tracebacks"] + t["hangs"] + t["silent_passes"] + outside
         for failure in t["failures"][:5]:
             print("   ", json.dumps(failure)[:600])
     print(f"{summary['seconds']:.0f} s wall")

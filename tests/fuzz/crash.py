@@ -1,7 +1,8 @@
 """``python -m tests.fuzz.crash``: the crash session (``nox -s crash``; docs/reliability.md).
 
 Every helper command that writes (``delta init|start|update|freeze``, ``capture manifest``,
-``capture diff -o``, ``provenance add``) is run once under ``strace`` to list its write-related
+``capture diff -o``, ``capture apply -o``, ``capture read --reference-out``, ``provenance add``,
+``baseline check``) is run once under ``strace`` to list its write-related
 system calls (an ``openat`` that can write or create, ``write``, ``fsync``, ``rename``,
 ``link``, ``unlink``, ``mkdir``, ...), then once per such call in a fresh copy of the same
 repository with ``strace -e inject=CALL:signal=SIGKILL:when=N``: killed at that call, before it
@@ -20,6 +21,7 @@ the N-th call of every run.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -109,13 +111,17 @@ def _delta_repo(*commands: tuple[str, ...]) -> Callable[[Path], None]:
     return setup
 
 
+CAPTURE = {"goal_id": "g-1", "history": [{"turn": n, "text": f"turn {n}"} for n in range(40)]}
+CAPTURE_BYTES = json.dumps(CAPTURE, indent=2).encode() + b"\n"
+
+
 def _capture_repo(root: Path) -> None:
-    capture = {"goal_id": "g-1", "history": [{"turn": n, "text": f"turn {n}"} for n in range(40)]}
+    capture = CAPTURE
     current = {**capture, "history": [*capture["history"][:30], {"turn": 99, "text": "new"}]}
     _repo(
         root,
         {
-            "captures/turn-0001/capture.json": json.dumps(capture, indent=2).encode() + b"\n",
+            "captures/turn-0001/capture.json": CAPTURE_BYTES,
             "captures/cycle-base.json": json.dumps(capture).encode(),
             "captures/current.json": json.dumps(current).encode(),
         },
@@ -153,6 +159,23 @@ def _provenance_repo(root: Path) -> None:
     assert done.returncode == 0, done.stderr
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "sums")
+
+
+def _reference_repo(root: Path) -> None:
+    _capture_repo(root)
+    done = _cli(root, "capture", "manifest", "{root}/captures/turn-0001")
+    assert done.returncode == 0, done.stderr
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "manifest")
+
+
+def _baseline_repo(root: Path) -> None:
+    """A repository with one finding (a delta without its source) for the baseline to list."""
+    bad = b'{"started_at":"2026-09-21T00:01:00+08:00","updated_at":"2026-09-21T00:01:00+08:00"}\n'
+    _delta_repo(("init",))(root)
+    (root / ".deltalayer" / "changes" / DELTA).write_bytes(bad)
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "a finding")
 
 
 SCENARIOS = [
@@ -250,6 +273,23 @@ SCENARIOS = [
             "{root}/captures/cycle-delta.json",
         ),
     ),
+    Scenario(
+        "capture read --reference-out",
+        _reference_repo,
+        (
+            "capture",
+            "read",
+            "--capture-file",
+            "{root}/captures/turn-0001/capture.json",
+            "--capture-sha256",
+            hashlib.sha256(CAPTURE_BYTES).hexdigest(),
+            "--select",
+            "/history/3",
+            "--reference-out",
+            "{root}/captures/turn-0001/turn.reader.json",
+        ),
+    ),
+    Scenario("baseline check", _baseline_repo, ("baseline", "check", "--root", "{root}")),
     Scenario(
         "provenance add, new",
         lambda root: _repo(root, {"evidence/a.txt": b"a\n", "evidence/b.txt": b"b\n"}),

@@ -90,6 +90,8 @@ class Tally:
     tracebacks: int = 0
     hangs: int = 0
     silent_passes: int = 0
+    outside_writes: int = 0  # (helper commands: tests/fuzz/helpers.py)
+    outside_reads: int = 0
     failures: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -100,6 +102,8 @@ class Tally:
             "tracebacks": self.tracebacks,
             "hangs": self.hangs,
             "silent_passes": self.silent_passes,
+            "outside_writes": self.outside_writes,
+            "outside_reads": self.outside_reads,
             "failures": self.failures,
         }
 
@@ -110,6 +114,8 @@ class Tally:
         self.tracebacks += other["tracebacks"]
         self.hangs += other["hangs"]
         self.silent_passes += other["silent_passes"]
+        self.outside_writes += other.get("outside_writes", 0)
+        self.outside_reads += other.get("outside_reads", 0)
         self.failures.extend(other["failures"][: max(0, KEPT_FAILURES - len(self.failures))])
 
 
