@@ -142,8 +142,11 @@ def _pointer(rng: random.Random) -> str:
 def _sha(rng: random.Random, case: Case, path: str) -> str:
     if rng.random() < 0.2:
         return rng.choice([SECRET_SHA, "0" * 64, "sha256:" + "f" * 64, "xyz"])
+    target = case.dir / path
+    if not target.is_file():  # a FIFO would block the harness itself, a device never end
+        return "0" * 64
     try:
-        return hashlib.sha256((case.dir / path).read_bytes()).hexdigest()
+        return hashlib.sha256(target.read_bytes()).hexdigest()
     except OSError:
         return "0" * 64
 
@@ -388,7 +391,8 @@ class HelperTask:
         printed = out.getvalue() + err.getvalue()
         if code not in (0, 1, 2) or b"Traceback" in printed:
             return "tracebacks", f"exit {code}: {printed.decode('utf-8', 'replace')}"
-        if MARK.encode() in printed or SECRET_SHA.encode() in printed:
+        leaked = SECRET_SHA not in argv and SECRET_SHA.encode() in printed  # (not the pin given)
+        if MARK.encode() in printed or leaked:
             return "outside_reads", printed.decode("utf-8", "replace")
         return None
 
