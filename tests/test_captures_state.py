@@ -120,6 +120,24 @@ def test_a_deleted_delivery_leaves_its_decision_incomplete_at_that_commit(
     assert history.verify() == at(commit, ("CX202", path), ("CX150", DEC + "projection.json"))
 
 
+def test_an_incomplete_decision_is_not_new_where_its_delivery_link_starts_to_lead_somewhere(
+    history: History,
+) -> None:
+    """A decision of a projection and a delivery.json that is a dangling symlink: CX150 (no
+    manifest) is already there, so the commit that points the link at a file leaves only
+    what the linked file holds."""
+    link = history.repo.path / DEC / "delivery.json"
+    link.unlink()
+    link.symlink_to("missing.json")
+    others = [p.name for p in (history.repo.path / DEC).iterdir() if p.name != "delivery.json"]
+    gone = [DEC + name for name in others if name != "projection.json"]
+    history.repo.commit("dangling delivery, no manifest", delete=gone)
+    history.repo.write({"elsewhere.json": "{}\n"})
+    link.unlink()
+    link.symlink_to("../elsewhere.json")
+    history.verify()  # the oracle: every state finding is new in check --all, and only those
+
+
 def test_a_projection_that_loses_what_the_view_points_at_is_caught_at_the_view(
     history: History,
 ) -> None:
