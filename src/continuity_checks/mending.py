@@ -4,7 +4,7 @@ The commit being made (the commit hook) is mended by fixing or unstaging what is
 commit is mended by rewriting it: a new commit that puts things right leaves the old one in the
 range, where the same rule fails again. Before the push (the push hook, a run by hand) that is
 the whole advice; once the commit is pushed (CI) a rewrite is only for a branch no one else has
-built on, and a shared branch is put right by a new commit.
+built on, and a shared branch keeps the commit: what cannot be fixed goes in the baseline.
 """
 
 from __future__ import annotations
@@ -58,10 +58,10 @@ def _not_pushed(commit: Commit) -> str:
 
 def _pushed(commit: Commit) -> str:
     short = commit.sha[:12]
-    revert = f"git revert -m 1 {short}" if commit.is_merge else f"git revert {short}"
     return (
-        f"commit {short} is already pushed. On a shared branch, leave it in history and put "
-        f"things right in a new commit (`{revert}` when all of {short} is to be undone); on a "
-        f"branch no one else has built on (a pull request's own), rewrite it: {_rewrite(commit)}, "
-        "`git push --force-with-lease`"
+        f"commit {short} is already pushed. On a branch no one else has built on (a pull "
+        f"request's own), rewrite it: {_rewrite(commit)}, `git push --force-with-lease`. On a "
+        "shared branch it stays in history: fix in a new commit what a new commit may change "
+        "(changing a frozen or pinned file back is a change too, and is reported), and record "
+        "the finding with `continuity baseline verify`, committed"
     )
