@@ -238,8 +238,9 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
      [("SS132", LOC, f"/{BOUND_SID}")]),
     ("SS132 work_dir", bound_layout(**{BOUND + "meta.json": json.dumps(
         {**META, "id": BOUND_SID, "project_id": PROJECT_ID, "work_dir": "/home/alice/other"})}),
-     # the wrong work_dir also maps the reply's project_commit.repo nowhere
-     [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", BOUND_REPLY, "/metadata/project_commit/repo")]),
+     # the reply's project_commit.repo is read as the registries read their paths, not
+     # through the wrong work_dir
+     [("SS132", LOC, f"/{BOUND_SID}")]),
     ("SS133 unmapped", bound_layout(**{LOC: json.dumps({BOUND_SID: f"/srv/x/.openprogram/sessions/{BOUND_SID}"}),
                                        BOUND_ARCHIVE: None}),
      # the bound session is listed nowhere it can be found: its memory markers are not judged

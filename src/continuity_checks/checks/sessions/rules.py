@@ -56,8 +56,10 @@ BAD_HEAD = rule(
     "SS105",
     FAMILY,
     "meta.json head_id missing or not a node",
-    """[5] meta.json always has head_id, null or the id of a node in history/. A head that names no
-    node leaves the session with no current branch.""",
+    """[5] meta.json always has head_id: null, the id of a node in history/, or "ROOT", which
+    rewind_to writes when it rewinds to the first message (the next turn then starts as in a
+    fresh session), whether or not a ROOT node is seeded. A head that names no node leaves the
+    session with no current branch.""",
     hint="point head_id at an existing node (the last reply of the current branch)",
 )
 HEAD_IS_SUMMARY = rule(
@@ -333,9 +335,12 @@ PROJECTS_SHAPE = rule(
 DEFAULT_PROJECT = rule(
     "SS135",
     FAMILY,
-    "not exactly one default project, or a malformed project id",
-    """[43] Exactly one project has is_default, with id "default"; other ids match
-    ^proj_[0-9a-f]{8}$.""",
+    "more than one default project, or a malformed project id",
+    """[43] At most one project has is_default, with id "default"; other ids match
+    ^proj_[0-9a-f]{8}$. The spec says exactly one, but OpenProgram creates the default project
+    lazily, at the first ad-hoc chat: a state directory that has only held project-bound sessions
+    has none, and its absolute paths are then read with the home directory inferred from a
+    bound project found in the checked tree (see SS133).""",
     hint='keep one default project with id "default"; name others proj_<8 hex>',
 )
 PROJECT_ID_HASH = rule(
