@@ -143,7 +143,7 @@ class CapturesFamily:
         findings.extend(_selection_consistency(readers))
         return findings
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The family files of ``path``'s directory in ``tree`` whose checks read ``path``: the
         kinds checked whole with their directory (manifests, readers, deliveries, cycle deltas,
         which name its other files), the ``capture.json`` a manifest makes ours, the necessary
