@@ -175,11 +175,13 @@ def test_answers_carried_from_commit_to_commit_are_a_fresh_trees(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a walk carries from a commit's tree to its child's (what exists, which blob a path
-    names, which paths are directories) answers as a tree read afresh does, across additions,
+    names, which paths are directories), and what a commit's tree and its parent's share,
+    answer as a tree read afresh does, across additions,
     deletions, a directory that empties, and a symlink put in a directory's place and taken
     out."""
     from continuity_checks.core.git import Repository
-    from continuity_checks.core.snapshot import CommitTree, Known
+    from continuity_checks.core.lookups import Alike, Known
+    from continuity_checks.core.snapshot import CommitTree
     from tests.git_helpers import GitRepo, isolate_git
 
     isolate_git(monkeypatch, tmp_path / "home")
@@ -221,6 +223,15 @@ def test_answers_carried_from_commit_to_commit_are_a_fresh_trees(
                     assert carried.exists(path) == fresh.exists(path), (sha, path)
                     assert carried.is_dir(path) == fresh.is_dir(path), (sha, path)
                     assert carried.read(path) == fresh.read(path), (sha, path)
+            # a commit's tree and its parent's share what the commit leaves alone, whichever
+            # is asked first
+            truth = (CommitTree(git, parent, 1 << 20), fresh)
+            for order in (1, -1):
+                alike = Alike(changes)
+                pair = [CommitTree(git, c, 1 << 20, None, alike) for c in (parent, sha)]
+                for path in probes:
+                    for tree, read_afresh in list(zip(pair, truth, strict=True))[::order]:
+                        assert tree.exists(path) == read_afresh.exists(path), (sha, path)
             parent = sha
         assert other.is_dir()
 

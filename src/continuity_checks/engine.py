@@ -29,8 +29,9 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
+from continuity_checks.core.lookups import Alike, Known
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Committed, Known, Snapshot, Unreadable, WorkTree
+from continuity_checks.core.snapshot import Committed, Snapshot, Unreadable, WorkTree
 from continuity_checks.mending import rewrite_hint
 
 if TYPE_CHECKING:
@@ -454,7 +455,13 @@ def check_staged(
     # a commit that concludes a merge has MERGE_HEAD's commits as its other parents
     merging = repo.merge_heads() if head else ()
     commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
-    trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
+    # the look-ups of a path the commit leaves alone are answered once for both trees
+    alike = Alike((c.path, c.old_mode, c.new_mode) for c in raw_changes)
+    staged = repo.write_tree()
+    trees = (
+        CommitTree(repo, head, limit, None, alike),
+        CommitTree(repo, staged, limit, None, alike),
+    )
     others = tuple(CommitTree(repo, p, limit) for p in merging)
     changes: list[list[Change]] = [[] for _ in families]
     for c in raw_changes:
@@ -810,7 +817,11 @@ def _walk(
             parent = commit.parents[0] if commit.parents else None
             changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
             carried = known.after(commit.sha, parent, changes)
-            trees = CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit, carried)
+            alike = Alike(changes)
+            trees = (
+                CommitTree(repo, parent, limit, None, alike),
+                CommitTree(repo, commit.sha, limit, carried, alike),
+            )
             made[commit.sha] = trees
         return trees
 

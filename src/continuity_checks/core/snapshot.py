@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.lookups import Alike, Known
 from continuity_checks.core.rules import Rule
 
 if TYPE_CHECKING:
@@ -457,10 +458,12 @@ class CommitTree(Snapshot):
         commit: str | None,
         limit: int,
         known: Known | None = None,
+        alike: Alike | None = None,
     ) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
+        self._alike = alike  # what this tree and its parent's (or child's) answer alike
         self._trees: dict[str, dict[str, tuple[str, str]] | Unreadable] = {}
         #: what :meth:`exists` and :meth:`_blob` answered, maybe carried from the parent's tree
         known = known if known is not None and known.at == commit else Known()
@@ -639,10 +642,17 @@ class CommitTree(Snapshot):
         a directory of 100,000 does not parse all of them; a submodule there counts as absent,
         as it holds no file."""
         known = self._known.get(path)
+        if known is not None:
+            return known
+        alike = self._alike if self._alike is not None and self._alike.untouched(path) else None
+        known = None if alike is None else alike.answers.get(path)
         if known is None:
             known, literal = self._exists(path)
-            if literal:  # an answer found through a symlink changes with what it leads to
-                self._known[path] = known
+            if not literal:  # an answer found through a symlink changes with what it leads to
+                return known
+            if alike is not None:
+                alike.answers[path] = known
+        self._known[path] = known
         return known
 
     def _exists(self, path: str) -> tuple[bool, bool]:
@@ -687,43 +697,3 @@ class CommitTree(Snapshot):
     def resolve(self, path: str) -> str | Unreadable:
         found = self._resolve(path)
         return found if isinstance(found, Unreadable) else found[0]
-
-
-class Known:
-    """What :meth:`CommitTree.exists` and the look-up of a file's blob answered in the tree of
-    the commit a walk is at, carried to the next commit's tree when that commit is its child,
-    less the paths the child changes: a look-up a walk repeats at every commit (a project's
-    PROJECT.md and AGENTS.md, a delta's twin) is asked of git once. A path that is, or was, a
-    symlink takes every answer below it along."""
-
-    def __init__(self) -> None:
-        self.at: str | None = None
-        self.answers: dict[str, bool] = {}
-        self.blobs: dict[str, tuple[str, str] | Unreadable] = {}
-        self.dirs: dict[str, bool] = {}
-
-    def after(
-        self, commit: str, parent: str | None, changes: Iterable[tuple[str, str, str]]
-    ) -> Known:
-        """These answers, made ``commit``'s: its ``changes`` (``(path, old mode, new mode)``)
-        against ``parent`` taken out, or all of them when they were not ``parent``'s."""
-        if parent is None or parent != self.at:
-            self.answers, self.blobs, self.dirs = {}, {}, {}
-        else:
-            for path, old_mode, new_mode in changes:
-                self.answers.pop(path, None)
-                self.blobs.pop(path, None)
-                self.dirs.pop(path, None)
-                # a directory comes and goes with what is added to it or deleted from it
-                directory = path.rpartition("/")[0] if not (old_mode and new_mode) else ""
-                while directory:
-                    for kept in (self.answers, self.blobs, self.dirs):
-                        kept.pop(directory, None)
-                    directory = directory.rpartition("/")[0]
-                if _SYMLINK in (old_mode, new_mode):
-                    below = f"{path}/"
-                    for kept in (self.answers, self.blobs, self.dirs):
-                        for key in [k for k in kept if k.startswith(below)]:
-                            del kept[key]
-        self.at = commit
-        return self
