@@ -28,11 +28,29 @@ def test_confine_normalises(given: str, expected: str) -> None:
     assert confine(given) == expected
 
 
-@pytest.mark.parametrize("given", ["../x", "a/../../x", "/etc/passwd", "C:/x", "a\\b", "a\0b"])
+@pytest.mark.parametrize(
+    "given",
+    ["../x", "a/../../x", "/etc/passwd", "C:/x", "a\0b", "..\\x", "a\\..\\..\\x", "\\x", "C:\\x"],
+)
 def test_confine_refuses_what_leaves_the_root(given: str) -> None:
+    """Also where a backslash would climb out on Windows, where it separates."""
     refused = confine(given)
     assert isinstance(refused, Unreadable)
     assert refused.rule.id == "CC010"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("a\\b", "a\\b"),
+        ("back\\\\slash", "back\\\\slash"),
+        ("d/a\\..\\b", "d/a\\..\\b"),
+        ("./x\\", "x\\"),
+    ],
+)
+def test_a_backslash_is_a_character_of_a_name(given: str, expected: str) -> None:
+    """As for git and GNU sha256sum: a file may be named ``a\\b`` (it was CC010)."""
+    assert confine(given) == expected
 
 
 @pytest.fixture

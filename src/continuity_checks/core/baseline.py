@@ -58,7 +58,12 @@ def fingerprint(finding: Finding) -> str:
         message,
         finding.commit or "",
     )
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    text = "\0".join(parts)
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # a name's bytes that are not UTF-8
+    except UnicodeEncodeError:  # a lone surrogate from a JSON escape (a key in a pointer)
+        data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)

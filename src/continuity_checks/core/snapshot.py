@@ -75,9 +75,11 @@ class Unreadable:
 
 
 def confine(path: str) -> str | Unreadable:
-    """``path`` as a normal root-relative ``/`` path, or why it is not one: absolute, with a
-    ``..`` that climbs out of the root, a backslash, a drive or a NUL. ``.`` and empty
-    components are dropped (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
+    """``path`` as a normal root-relative ``/`` path, or why it is not one: absolute, a drive,
+    a NUL, or a ``..`` that climbs out of the root, where ``\\`` counts as a separator too (as
+    it is on Windows). Otherwise a backslash is a character of a name, as it is for git and
+    for GNU ``sha256sum`` (``a\\b`` is one file). ``.`` and empty components are dropped
+    (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
     names = path.split("/")
     if (
         "" not in names
@@ -88,12 +90,14 @@ def confine(path: str) -> str | Unreadable:
         and path[1:2] != ":"
     ):
         return path  # already normal: the common case, without rebuilding it
-    if "\0" in path or "\\" in path:
-        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path with / separators")
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+    if "\0" in path:
+        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path without a NUL")
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
         return Unreadable(path, cc.OUTSIDE_ROOT, "expected a path relative to the root")
+    if "\\" in path and _climbs(path.replace("\\", "/")):
+        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a path inside the root")
     parts: list[str] = []
-    for part in path.split("/"):
+    for part in names:
         if part in ("", "."):
             continue
         if part == "..":
@@ -103,6 +107,19 @@ def confine(path: str) -> str | Unreadable:
         else:
             parts.append(part)
     return "/".join(parts)
+
+
+def _climbs(path: str) -> bool:
+    """Whether the ``/`` path ``path`` goes above its start at some ``..``."""
+    depth = 0
+    for part in path.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
 
 
 class Snapshot(ABC):
