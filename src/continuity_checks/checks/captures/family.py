@@ -65,6 +65,31 @@ class CapturesFamily:
             kind = _DECISION_ONLY.get(name)
         return kind
 
+    def unread(self, path: str) -> str | None:
+        """A file of a decision directory, or of a configured root, that the family does not
+        claim: no check of LoopX's files reads it."""
+        directory = path.rpartition("/")[0]
+        if _in_store(directory):
+            return None
+        if layout.is_decision_dir(directory) or (self.roots and self.roots.match(directory)):
+            return "in a LoopX capture directory, where no check reads them"
+        return None
+
+    def unjudged(self, item: Claimed, snapshot: Snapshot) -> str | None:
+        """A ``capture.json`` outside a decision directory is LoopX's only when the manifest
+        beside it names it (anything else of that name is not ours): unjudged otherwise."""
+        directory, _, name = item.path.rpartition("/")
+        if item.kind != "capture" or name != layout.CAPTURE or layout.is_decision_dir(directory):
+            return None
+        from continuity_checks.checks.captures import files  # see the top
+
+        if files.manifest_names(snapshot, directory, name):
+            return None
+        return (
+            "no manifest.json beside them names them, and only a pinned capture.json is "
+            "LoopX's (`continuity capture manifest DIR` pins one)"
+        )
+
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         if file.kind in _HASHING:
             return []  # held against their captures in check_tree, all captures hashed at once
