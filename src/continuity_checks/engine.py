@@ -137,6 +137,7 @@ def relative(root: Path, given: str) -> str | None:
     return "" if rel == "." else rel
 
 
+#: A claimed path and the families that claim it: (index of the family, kind) each.
 Owners = territory.Owners
 _Item = tuple[str, Owners]
 

@@ -27,10 +27,10 @@ EXCLUDED = "excluded by the configuration"
 Owners = tuple[tuple[int, str], ...]
 
 
-def listed(paths: Sequence[str], count: int | None = None) -> str:
-    """The first NOTE_PATHS of ``paths``, then how many more of ``count`` (default: all)."""
+def listed(paths: Sequence[str], count: int) -> str:
+    """The first NOTE_PATHS of ``paths``, then how many more of the ``count`` there are."""
     shown = ", ".join(paths[:NOTE_PATHS])
-    more = (len(paths) if count is None else count) - NOTE_PATHS
+    more = count - NOTE_PATHS
     return shown + (f" and {more} more" if more > 0 else "")
 
 
@@ -52,7 +52,6 @@ class Unchecked:
     ) -> None:
         self.config = config
         self.chosen = chosen
-        self.families = families
         self.only = only
         self.snapshot = snapshot
         # each family's HasTerritory.unread and SkipsClaimed.unjudged, where it has them
@@ -66,6 +65,7 @@ class Unchecked:
         self._reasons: dict[str, tuple[list[str], int]] = {}
 
     def add(self, reason: str, path: str) -> None:
+        """``path`` is not checked, for ``reason`` (said of them all: "no family claims them")."""
         shown, count = self._reasons.get(reason, ([], 0))
         if len(shown) < NOTE_PATHS:
             shown.append(path)
