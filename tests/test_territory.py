@@ -47,7 +47,7 @@ def test_an_unpinned_capture_is_not_counted_as_checked(repo: GitRepo, run_json: 
     code, report = run_json("check", "captures/x/capture.json")
     assert (code, report["findings"], report["summary"]["files"]) == (0, [], 0)
     [note] = report["notes"]
-    assert note.startswith("not checked, no manifest.json beside them names them")
+    assert note.startswith("not checked, no manifest.json beside them, and a capture.json")
     assert note.endswith(": captures/x/capture.json")
     _, walked = run_json("check", "captures")
     assert (walked["summary"]["files"], walked["notes"]) == (0, [note])
@@ -62,7 +62,7 @@ def test_capture_verify_names_why_nothing_was_checked(
     assert main(["capture", "verify", "captures/x"]) == 1
     refusal = json.loads(capsys.readouterr().out)
     assert (refusal["ok"], refusal["error_code"]) == (False, "NOTHING_CHECKED")
-    assert "no manifest.json beside them names them" in refusal["error"]
+    assert "no manifest.json beside them, and a capture.json" in refusal["error"]
 
 
 def test_a_pinned_capture_is_judged(repo: GitRepo, run_json: RunCLI) -> None:
