@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from continuity_checks.checks.sessions.family import SessionsFamily
 from continuity_checks.core.config import Config
 from continuity_checks.core.findings import Severity
 from continuity_checks.core.snapshot import WorkTree
-from tests.conftest import RunCLI
+from tests.conftest import EXAMPLES, RunCLI
 from tests.git_helpers import GitRepo, isolate_git
 from tests.sessions_helpers import (
     ARCHIVE,
@@ -269,3 +270,24 @@ def test_a_node_deleted_and_brought_back_is_judged_as_new_to_the_session(
             ("SS206", user, sha),
         ],
     )
+
+
+def test_deleting_the_last_registry_makes_the_state_directory_a_project_at_that_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """The registries tell a state directory from a project's ``.openprogram/``: the commit
+    that deletes the last of them leaves a project holding sessions without its .gitignore
+    (SS138, in a file the commit never touched), in verify and in the commit hook."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "repo")
+    shutil.copytree(EXAMPLES / "openprogram" / ".openprogram", r.path / ".openprogram")
+    base = r.commit("home state", {".continuity.toml": '[rules]\nSS102 = "off"\n'})
+    r.commit("index gone", delete=[".openprogram/sessions/index.json",
+                                   ".openprogram/sessions/locations.json"])  # fmt: skip
+    r.git("rm", "-q", "--", ".openprogram/projects/projects.json")
+    code, staged = run_json("check", "--staged", "--root", str(r.path))
+    assert (code, [(f["rule"], f["path"]) for f in staged["findings"] if f["severity"] == "error"]) \
+        == (1, [("SS138", ".openprogram/.gitignore")])  # fmt: skip
+    last = r.commit("projects gone")
+    code, found = _verify(run_json, r.path, f"{base}..HEAD")
+    assert code == 1 and ("SS138", ".openprogram/.gitignore", last) in found, found

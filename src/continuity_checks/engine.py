@@ -884,10 +884,15 @@ def _finish(
 ) -> list[Finding]:
     """The findings families make after the last commit (``finish_commits``), with where
     files came from before the run: one ``git log`` per family that asks, and for a shard one
-    more, first, over the range's ``earlier`` commits alone, latest first (the whole run walked
-    them in this order, so the last of them to add a path is where it saw the path created;
-    git's date order from ``before`` would mix them up when commits share a second)."""
+    more, first, over the range's ``earlier`` commits alone, in the order the whole run walked
+    them. There a path's first addition is its creation when the range's base lacks it: the
+    whole run judged a later one, after a deletion, from the version before the deletion (the
+    last good version), as a change of that delta. A path the base holds was created before
+    the range, and an addition inside it is such a change too."""
     from continuity_checks.core.git import LogRequest
+    from continuity_checks.core.snapshot import CommitTree
+
+    bases = [CommitTree(repo, sha, 0) for sha in before if earlier]
 
     findings: list[Finding] = []
     for declaration, family in zip(chosen, families, strict=True):
@@ -898,7 +903,9 @@ def _finish(
 
         def origins(paths: Iterable[str], request: LogRequest = request) -> dict[str, Commit]:
             wanted = list(paths)
-            found = repo.added_by(earlier[::-1], wanted, request, walk=False) if earlier else {}
+            found = repo.added_by(earlier, wanted, request, walk=False) if earlier else {}
+            for path in [p for p in found if any(tree.exists(p) for tree in bases)]:
+                del found[path]
             rest = [p for p in wanted if p not in found]
             if rest and before:
                 found.update(repo.added_by(before, rest, request))

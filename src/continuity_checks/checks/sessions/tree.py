@@ -152,6 +152,8 @@ class SessionsTree:
 
 
 REGISTRIES = ("sessions/index.json", "sessions/locations.json", "projects/projects.json")
+#: The files that make a ``.openprogram/`` directory a state directory (:func:`is_state_dir`).
+STATE_MARKERS = (*REGISTRIES, "owner.json")
 
 
 def _state_dir(path: str) -> str:
@@ -486,15 +488,7 @@ def _root_symlinked(snapshot: Snapshot) -> Finding | None:
 def is_state_dir(snapshot: Snapshot, directory: str) -> bool:
     """Whether ``directory`` (``…/.openprogram/``) is a state directory, whose sessions/ holds the
     default project's sessions, rather than a project's: it has registries, a project has none."""
-    return any(
-        snapshot.exists(directory + name)
-        for name in (
-            "projects/projects.json",
-            "sessions/index.json",
-            "sessions/locations.json",
-            "owner.json",
-        )
-    )
+    return any(snapshot.exists(directory + name) for name in STATE_MARKERS)
 
 
 def check_dag(
