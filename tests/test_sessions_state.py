@@ -193,7 +193,7 @@ def test_dependents_reject_other_paths_without_reading_the_tree(tmp_path: Path) 
     family = SessionsFamily(Config())
     tree = Untouchable(tmp_path, 1 << 20)
     for path in (".deltalayer/changes/a.json", "src/app.py", "README.md", ".dsh/project/x.json"):
-        assert list(family.dependents(path, tree)) == []
+        assert list(family.dependents(path, tree, False)) == []
     assert Config().severity.get("SS129") is not Severity.ERROR
 
 

@@ -31,6 +31,7 @@ from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import idle_cpus
 from continuity_checks.core.snapshot import Committed, Known, Snapshot, Unreadable, WorkTree
+from continuity_checks.mending import rewrite_hint
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline, BaselineSource
@@ -493,11 +494,15 @@ def _causes(families: Sequence[Family]) -> list[SameCause]:
 
 
 def _add_left(
-    out: list[Finding], left: Sequence[Finding], commit: Commit, causes: Sequence[SameCause]
+    out: list[Finding],
+    left: Sequence[Finding],
+    commit: Commit,
+    causes: Sequence[SameCause],
+    pushed: bool = False,
 ) -> None:
     """The errors ``commit`` leaves, added to ``out`` with its id, except where a history
     finding of this commit at the same path has the same rule or, as its family judges, names
-    the same cause (one cause, once)."""
+    the same cause (one cause, once); ``pushed`` as for :func:`rewrite_hint`."""
     if not left:
         return
     mine = [f for f in out if f.commit == commit.sha]
@@ -508,7 +513,7 @@ def _add_left(
         ):
             continue
         finding = dataclasses.replace(finding, commit=commit.sha)
-        out.append(rewrite_hint(finding, commit))
+        out.append(rewrite_hint(finding, commit, pushed=pushed))
 
 
 def verify(
@@ -521,6 +526,7 @@ def verify(
     shard: Shard | None = None,
     baseline: BaselineSource | None = None,
     progress: Progress | None = None,
+    pushed: bool = False,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
     (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
@@ -540,7 +546,8 @@ def verify(
     counted (read at the base like the configuration, when the source says so; raises
     BaselineError for a file that is not a baseline). ``progress`` is told the commits walked
     (and their number: a shard's, or the range's, counted by one more git process only when
-    progress is asked for).
+    progress is asked for). ``pushed``: the range's commits are already pushed (a run in CI),
+    which changes how the hints say to mend them (:func:`rewrite_hint`).
     """
     from continuity_checks.core.git import Repository
 
@@ -550,8 +557,10 @@ def verify(
         if config_at_base:
             config = base_config(repo, base)
             repo.objects.max_bytes = config.max_file_bytes
-        known = baseline.load(repo, base) if baseline is not None else None
-        report = _walk(repo, base, head, config, revision_range, only, shard, progress)
+        known, read = baseline.read(repo, base) if baseline is not None else (None, None)
+        report = _walk(repo, base, head, config, revision_range, only, shard, progress, pushed)
+    if read is not None:
+        report.notes.append(read)  # which baseline judged the range, or that none did
     if known is not None:
         from continuity_checks.core.baseline import hide
 
@@ -658,6 +667,7 @@ def _walk(
     only: tuple[str, ...] | None,
     shard: Shard | None = None,
     progress: Progress | None = None,
+    pushed: bool = False,
 ) -> Report:
     """Check the commits of the range, or of its ``shard``.
 
@@ -749,7 +759,7 @@ def _walk(
                 others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
             context = CommitContext(commit, changes[index], *trees, raw_changes, others)
             for finding in families[index].check_commit(context):
-                out.append(rewrite_hint(finding, commit))
+                out.append(rewrite_hint(finding, commit, pushed=pushed))
 
     def is_good(tree: Snapshot, version: tuple[str, str | None, str]) -> bool:
         return commit_state.good(families, owners, config, tree, version, read)
@@ -807,7 +817,7 @@ def _walk(
         for :func:`last_good`."""
         trees = commit_trees(commit, raw_changes)
         left = commit_state.leaves(families, owners, config, trees, raw_changes, read)
-        _add_left(out, left.findings, commit, causes)
+        _add_left(out, left.findings, commit, causes, pushed)
         last_good.remember(remembered, raw_changes, left.broken, owners)
 
     everyone = range(len(families))
@@ -865,7 +875,7 @@ def _walk(
         before = list(base or (head,))
     else:
         before = []
-    findings.extend(_finish(repo, chosen, families, before, earlier))
+    findings.extend(_finish(repo, chosen, families, before, earlier, pushed))
     report.commit_order = CommitOrder(
         order, len(head) // 2, {f.commit for f in findings if f.commit}
     )
@@ -881,6 +891,7 @@ def _finish(
     families: Sequence[Family],
     before: Sequence[str],
     earlier: Sequence[str] = (),
+    pushed: bool = False,
 ) -> list[Finding]:
     """The findings families make after the last commit (``finish_commits``), with where
     files came from before the run: one ``git log`` per family that asks, and for a shard one
@@ -912,7 +923,7 @@ def _finish(
             return found
 
         for commit, finding in finish(origins):
-            findings.append(rewrite_hint(finding, commit))
+            findings.append(rewrite_hint(finding, commit, pushed=pushed))
     return findings
 
 
@@ -992,35 +1003,6 @@ class CommitOrder(Mapping[str, int]):
 
 
 HEX_DIGITS = frozenset("0123456789abcdef")
-
-
-def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
-    """A history finding's hint, with how to mend a commit that is already made: a new commit
-    that puts things right would fail the same rule again on the old one, so the commit itself
-    must be rewritten before it is pushed."""
-    if finding.commit != commit.sha:
-        return finding
-    if commit.sha == STAGED:
-        how = (
-            "not committed yet: fix the file and stage it again, or leave the change out of this "
-            f"commit with `git restore --staged -- {finding.path}`"
-        )
-        return dataclasses.replace(finding, hint=f"{finding.hint}; {how}" if finding.hint else how)
-    short = commit.sha[:12]
-    if not commit.parents:
-        rebase = "git rebase -i --root"
-    elif commit.is_merge:
-        rebase = f"git rebase -i --rebase-merges {commit.parents[0][:12]}"
-    else:
-        rebase = f"git rebase -i {commit.parents[0][:12]}"
-    how = (
-        f"commit {short} must be rewritten before it is pushed: `{rebase}`, mark {short} "
-        "`edit`, make the change, `git commit --amend --no-verify` (the commit hook compares "
-        "what is staged with the commit being replaced, so it would take the mending for the "
-        "change), `git rebase --continue`"
-    )
-    hint = f"{finding.hint}; {how}" if finding.hint else how
-    return dataclasses.replace(finding, hint=hint)
 
 
 _OWNERS_KEPT = 1 << 16

@@ -90,6 +90,8 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
         print(f"added to {target}: {line}")
     for path in result.unchanged:
         print(f"already listed with the same digest: {path}")
+    if result.ignored:
+        print(f"added {result.ignored} to .gitignore (the lock file; git never commits it)")
     return 0
 
 

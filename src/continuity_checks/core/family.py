@@ -165,12 +165,14 @@ class Family(Protocol):
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The files of ``tree`` this family claims that a change of ``path`` (added, modified
         or deleted; claimed by any family or by none) can break without touching them: enough
         of them that their file and tree checks, run on ``tree``, make every finding such a
         change can cause (a session's other nodes for a node, the manifest that pins a capture,
-        the listings that name an artifact). ``path`` itself need not be among them."""
+        the listings that name an artifact). ``path`` itself need not be among them.
+        ``edited``: the change only rewrote the bytes of a regular file, which is one on both
+        sides, so a check that reads only whether ``path`` exists is not among them."""
 
 
 class TreeCheck(Protocol):

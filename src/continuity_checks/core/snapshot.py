@@ -508,7 +508,9 @@ class CommitTree(Snapshot):
                 return Unreadable(path, cc.UNREADABLE, "not in this commit")
             entry = tree.get(name)
             if entry is None:
-                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+                # past a symlink the path is where it leads, as the work tree reads it
+                missing = "cannot read: a dangling symlink" if hops else "not in this commit"
+                return Unreadable(path, cc.UNREADABLE, missing)
             mode, sha = entry
             if mode == _SYMLINK and (pending or follow_last):
                 hops += 1
@@ -531,7 +533,8 @@ class CommitTree(Snapshot):
                 done = []
                 continue
             if pending and mode != _TREE:
-                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+                missing = "cannot read: a dangling symlink" if hops else "not in this commit"
+                return Unreadable(path, cc.UNREADABLE, missing)
             done.append(name)
             if not pending:
                 return "/".join(done), mode, sha

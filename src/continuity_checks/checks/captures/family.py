@@ -170,12 +170,12 @@ class CapturesFamily:
         findings.extend(_selection_consistency(readers))
         return findings
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The family files of ``path``'s directory in ``tree`` whose checks read ``path``: the
         kinds checked whole with their directory (manifests, readers, deliveries, cycle deltas,
         which name its other files), the ``capture.json`` a manifest makes ours, the necessary
-        view whose supporting pointers resolve in the capture, and else a decision's
-        projection, where the directory's completeness is reported. Decided from the path
+        view whose supporting pointers resolve in the capture, and a decision's projection,
+        where the directory's completeness is reported. Decided from the path
         alone, without reading ``tree``, for a path that no file of the family can name."""
         directory, _, name = path.rpartition("/")
         if not self._may_be_named(path, directory, name):
@@ -196,8 +196,11 @@ class CapturesFamily:
             if (entry in wanted or self.claims(prefix + entry) not in _UNREAD)
             and not tree.is_dir(prefix + entry)
         ]
-        if decision and not found and layout.PROJECTION in names:
-            found.append(prefix + layout.PROJECTION)
+        projection = prefix + layout.PROJECTION
+        if decision and layout.PROJECTION in names and projection not in found:
+            # the directory's completeness is reported there, also when the files found are
+            # unreadable in one of the two trees (a tree check skips an unread file)
+            found.append(projection)
         return found
 
     def _may_be_named(self, path: str, directory: str, name: str) -> bool:

@@ -111,9 +111,11 @@ class DeltasFamily:
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
-        if ".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md")):
-            return ()  # most paths of a commit: no delta check reads them
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
+        if edited or (".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md"))):
+            # most paths of a commit: no delta check reads them; and the checks of other files
+            # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes
+            return ()
         if self._dependents is None:
             from continuity_checks.checks.deltas.depends import Dependents
 

@@ -33,7 +33,7 @@ from typing import Any
 from continuity_checks.checks.deltas import naming, records, scaffold, timestamps
 from continuity_checks.checks.deltas.records import DeltaTimes, RecordError
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
-from continuity_checks.core import atomic, strict_json
+from continuity_checks.core import atomic, gitignore, strict_json
 
 JSONObject = dict[str, Any]
 
@@ -43,10 +43,9 @@ LEGACY_REL = ".deltalayer/changes.jsonl"
 LOCK_NAME = ".lock"
 """The lock file, in ``.deltalayer/``: neither ``*.json`` nor ``*.tmp``, so readers ignore it."""
 
-GITIGNORE = ".gitignore"
+GITIGNORE = gitignore.FILE_NAME
 GITIGNORE_ENTRY = f"{DELTALAYER_DIR}/{LOCK_NAME}"
 """The line ``init`` adds to ``.gitignore``, so that ``git add .`` never commits the lock."""
-_LOCK_PATTERNS = frozenset({GITIGNORE_ENTRY.encode(), b"/" + GITIGNORE_ENTRY.encode()})
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 1000
@@ -456,12 +455,7 @@ class DeltaStore:
 
     def _lock_ignored(self) -> bool:
         """.gitignore needs no write: a line names the lock, or it is a dangling name."""
-        path = self.root / GITIGNORE
-        try:
-            current = path.read_bytes()
-        except FileNotFoundError:
-            return os.path.lexists(path)
-        return any(line.rstrip() in _LOCK_PATTERNS for line in current.split(b"\n"))
+        return gitignore.names(self.root, GITIGNORE_ENTRY)
 
     def _init_agents(self) -> str | None:
         """Create AGENTS.md or append the section; the report line, or None."""
@@ -479,24 +473,8 @@ class DeltaStore:
         return f"appended continuity section to {self.agents_path}"
 
     def _ignore_lock(self) -> str | None:
-        """Make git ignore the lock file: create ``.gitignore`` or append one line to it.
-
-        Never rewrites the user's lines (the old bytes stay a prefix, CRLF is kept), writes
-        through a symlinked ``.gitignore``, and does nothing when a line already names the lock.
-        Returns the report line, or None when nothing changed.
-        """
-        path = self.root / GITIGNORE
-        entry = GITIGNORE_ENTRY.encode("utf-8")
-        try:
-            current = path.read_bytes()
-        except FileNotFoundError:
-            return str(path) if self._create_missing(path, entry + b"\n") else None
-        if any(line.rstrip() in _LOCK_PATTERNS for line in current.split(b"\n")):
-            return None
-        newline = b"\r\n" if b"\r\n" in current else b"\n"
-        prefix = current if not current or current.endswith(b"\n") else current + newline
-        atomic.atomic_write(os.path.realpath(path), prefix + entry + newline)
-        return f"added {GITIGNORE_ENTRY} to {path}"
+        """Make git ignore the lock file (:func:`gitignore.add`); the report line, or None."""
+        return gitignore.add(self.root, GITIGNORE_ENTRY)
 
     @staticmethod
     def _create_missing(path: Path, data: bytes) -> bool:

@@ -165,7 +165,7 @@ class ProvenanceFamily:
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return ()
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The listings of ``tree`` that name ``path`` (a sums entry, or an artifact kept in the
         repository): a dictionary look-up in the index the history checks keep of every listing
         (:attr:`history.Pins.named`), read from the whole tree once per run and moved by each

@@ -89,6 +89,7 @@ def verify_entries(
                         path,
                         f"expected the listed file {named(entry.path)}, found no such file",
                         line=entry.line,
+                        hint=listed.read_otherwise(snapshot, path, entry.path, relative_to),
                     )
                 )
             else:

@@ -65,7 +65,7 @@ class Dependents:
         self.quoting = bool(raised & QUOTING_RULES)
         self.markers = bool(raised & MARKER_RULES)
 
-    def of(self, path: str, tree: Snapshot) -> list[str]:
+    def of(self, path: str, tree: Snapshot, edited: bool) -> list[str]:
         found: list[str] = []
         inside = _IN_SESSION.match(path)
         if inside is not None:
@@ -92,7 +92,7 @@ class Dependents:
             # the registries of a state directory are read and judged together
             state = path[: -len(marker)]
             found = [state + r for r in REGISTRIES if r != marker and tree.exists(state + r)]
-            if not any(tree.exists(state + m) for m in STATE_MARKERS if m != marker):
+            if not edited and not any(tree.exists(state + m) for m in STATE_MARKERS if m != marker):
                 # the marker alone tells a state directory from a project's (is_state_dir),
                 # and a project's sessions need its .gitignore: one session says which it is
                 found += one_session(tree, state + "sessions")

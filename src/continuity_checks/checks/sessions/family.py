@@ -118,7 +118,7 @@ class SessionsFamily:
 
         return SessionsTree(snapshot, self.max_depth, self.path_map)
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The claimed files of ``tree`` whose checks read ``path``: one file of the session it
         is in (the session is judged whole), the registries and memory files that name that
         session, the sessions and topics a memory file's checks reach (see ``depends``)."""
@@ -129,7 +129,7 @@ class SessionsFamily:
             from continuity_checks.checks.sessions.depends import Dependents
 
             self._dependents = Dependents(self.max_depth, self.path_map, self.raised)
-        return self._dependents.of(path, tree)
+        return self._dependents.of(path, tree, edited)
 
     def same_cause(self, history: Finding, state: Finding) -> bool:
         """Whether ``history`` is SS205 (a commit writes an invalid node or meta.json, naming the

@@ -101,7 +101,7 @@ class WorkingStateFamily:
 
         return files.runtime_findings(runtime)
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         known = self._dependents
         if ".dsh/" not in path and (known is None or known.projections is None):
             return ()  # no check reads it, unless it is a projection the run must know of
