@@ -400,7 +400,8 @@ def test_provenance_example_is_clean_and_guards_its_bytes(tmp_path: Path, run_js
     "path",
     ["SHA256SUMS", "evidence/provenance/SHA256SUMS.txt", "dist/x.tar.gz.sha256", "PROVENANCE.json",
      "a/b.provenance.json", "SHA256SUMS.old", "notSHA256SUMS", "x.sha256.txt", "provenance.json",
-     "SHA256SUMS/inner", "sha256sums"],
+     "SHA256SUMS/inner", "sha256sums", "evidence/sha256sums.txt", "Sha256Sums.TXT", "checksums.txt",
+     "sha256sums.txt.bak"],
 )  # fmt: skip
 def test_the_hook_pattern_and_the_claims_agree(path: str) -> None:
     """pre-commit passes the hook the files its pattern matches: exactly what the family claims

@@ -259,6 +259,11 @@ BAD: list[Case] = [
      [("WS110", WS, "/checkpoint_meta/prune_safe_through_seq")]),
     ("WS111 near the /compress budget", {WS: with_field("known", ["k" * 60000])}, [("WS111", WS, "")]),
     ("WS112 compact", {WS: json.dumps(GOOD_VALUE, ensure_ascii=False) + "\n"}, [("WS112", WS, None)]),
+    ("WS112 task packet not as DSH writes it", {".dsh/project/task_packets/T1.json": '{"id":"T1"}\n'},
+     [("WS112", ".dsh/project/task_packets/T1.json", None)]),
+    ("CC004 task packet", {".dsh/project/task_packets/T1.json": "{"}, [("CC004", ".dsh/project/task_packets/T1.json", None)]),
+    ("CC004 evidence", {".dsh/project/evidence/T1.deterministic-tests.json": "{"},
+     [("CC004", ".dsh/project/evidence/T1.deterministic-tests.json", None)]),
     ("WS112 escaped non-ascii", {WS: json.dumps(GOOD_VALUE, indent=2) + "\n"}, [("WS112", WS, None)]),
     ("WS113 lock owner", {".dsh/runtime/project.lock/owner.json": '{"pid":1}\n'},
      [("WS113", ".dsh/runtime/project.lock/owner.json", None)]),
@@ -320,8 +325,13 @@ GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
      {"p/" + WS: GOOD_STATE, "p/notes/x.projection.json": pretty(dsh.project(GOOD_VALUE))}),
     ("a symlink beside the state that is none of DSH's",
      {WS: GOOD_STATE, "notes/ws.md": Symlink("../.dsh/project/WORKING_STATE.json")}),
-    ("not ours", {".dsh/project/SOURCE_INTAKE.md": "# intake\n", ".dsh/project/task_packets/T.json": "{",
+    ("not ours", {".dsh/project/SOURCE_INTAKE.md": "# intake\n", ".dsh/project/source_material/spec.json": "{",
                   "notes.txt": "x"}),
+    ("task packets, evidence and reviews as DSH writes them",
+     {".dsh/project/task_packets/T1.json": pretty({"id": "T1", "state": "READY"}),
+      ".dsh/project/task_packets/state.json": pretty({"id": "state"}),
+      ".dsh/project/evidence/T1.deterministic-tests.json": pretty({"schema_version": 2, "runs": []}),
+      ".dsh/project/reviews/T1/R1.json": pretty({"verdict": "pass"})}),
 ]  # fmt: skip
 
 
@@ -427,7 +437,9 @@ def test_claims() -> None:
     assert family.claims("WORKING_STATE.json.bak") is None
     assert family.claims(".dsh/project/state.json") == "project"
     assert family.claims(".dsh/project/SOURCE_INTAKE.md") is None
-    assert family.claims(".dsh/project/task_packets/T.json") is None
+    assert family.claims(".dsh/project/task_packets/T.json") == "project"
+    assert family.claims(".dsh/project/evidence/run/T.tests.json") == "project"
+    assert family.claims(".dsh/project/source_material/spec.json") is None
     assert family.claims(".dsh/runtime/worktrees/a/b.txt") == "runtime"
     assert family.claims(".dsh/runtime/transactions/tx-x-1-u/after/000.bin") == "transaction"
     assert family.claims("a/.dsh/project/transactions/tx-1/journal.json") == "transaction"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from continuity_checks import checks, commit_state, last_good
+from continuity_checks import checks, commit_state, last_good, territory
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config, ConfigError, apply_config
@@ -139,18 +139,8 @@ def relative(root: Path, given: str) -> str | None:
     return "" if rel == "." else rel
 
 
-#: Paths named in a note about paths that were not checked, at most.
-NOTE_PATHS = 5
-
-
-def _listed(paths: Sequence[str]) -> str:
-    shown = ", ".join(paths[:NOTE_PATHS])
-    more = len(paths) - NOTE_PATHS
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
 #: A claimed path and the families that claim it: (index of the family, kind) each.
-Owners = tuple[tuple[int, str], ...]
+Owners = territory.Owners
 _Item = tuple[str, Owners]
 
 BATCH_AFTER = 64  # items: a batch for a worker ends at the next change of directory from here
@@ -209,6 +199,11 @@ def _check(
     """:func:`check`, with the repository of the commit being made when ``staged`` (``repo``)."""
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
+    staged_changes = None
+    if repo is not None and not paths and not under and stdin is None:
+        # no names: the whole commit being made, every file the commit hook would pass
+        staged_changes = repo.staged(any(d.gitlinks for d in chosen))
+        paths = territory.staged_files(staged_changes)
     given: dict[str, bytes] = {}  # standard input's file: its bytes for every reader
     # the commit hook reads what the commit will hold: pre-commit leaves untracked files in
     # the work tree, and a sibling read from there (a capture its staged manifest pins) is
@@ -220,32 +215,23 @@ def _check(
         committed = Committed(repo.in_index, [*files, *((stdin[0],) if stdin else ())], folders)
     snapshot = WorkTree(root, config.max_file_bytes, given, committed)
     exclude = Globs(config.exclude)
-    notes: list[str] = []
+    unchecked = territory.Unchecked(config, chosen, families, only, snapshot)
     # the sources in order: directories to walk (--all's, then those among paths) and files
     sources: list[tuple[str, bool]] = [(directory, True) for directory in under]
-    named: list[str] = []  # files named one by one: each gets a word when it is not checked
-    excluded: list[str] = []
     for path in paths:
         if exclude.match(path):  # a file or a whole directory: named in the note, not skipped
-            excluded.append(path)
+            unchecked.add(territory.EXCLUDED, path)
         elif snapshot.is_dir(path) and not any(f.claims(path) for f in families):
             sources.append((path, True))
         else:
             sources.append((path, False))
-            named.append(path)
     if stdin is not None:
         name, data = stdin
         given[name] = data
         sources.append((name, False))
-        named.append(name)
-    unclaimed = [p for p in dict.fromkeys(named) if not any(f.claims(p) for f in families)]
-    if unclaimed:
-        notes.append(f"not checked, no family claims them: {_listed(unclaimed)}")
-    if excluded:
-        notes.append(f"not checked, excluded by the configuration: {_listed(excluded)}")
 
     unlisted: list[Finding] = []  # directories that could not be listed
-    items = _claimed(root, sources, families, exclude, unlisted)
+    items = _claimed(root, sources, families, exclude, unlisted, unchecked)
     # a bounded look ahead decides whether workers pay: a run that ends before PARALLEL_FROM
     # claimed files stays in this process
     ahead = [] if jobs == 1 else list(itertools.islice(items, PARALLEL_FROM))
@@ -346,14 +332,14 @@ def _check(
         given_keys = {(f.rule, f.path, f.pointer, f.message) for f in findings}
         findings.extend(
             f
-            for f in check_staged(repo, config, chosen, families)
+            for f in check_staged(repo, config, chosen, families, staged_changes)
             if (f.rule, f.path, f.pointer, f.message) not in given_keys
         )
     kept, suppressed = apply_config(config, findings)
     report = Report(
         findings=kept,
         files=count,
-        notes=notes,
+        notes=unchecked.notes(),
         max_per_file=config.max_findings_per_file,
         max_total=config.max_findings,
         suppressed=suppressed,
@@ -384,12 +370,14 @@ def _claimed(
     families: Sequence[Family],
     exclude: Globs,
     unlisted: list[Finding],
+    unchecked: territory.Unchecked,
 ) -> Iterator[_Item]:
     """The claimed files of ``sources`` (``(path, is a directory to walk)``, in order), each once
-    and with the families that claim it, at its first place among the sources. Without a set of
-    all paths: a file named on its own comes where a walk meets it or at its own place in the
-    sources, whichever is first, a directory walked is not walked again, and a walk does not
-    enter a directory that is a source of its own."""
+    and with the families that claim it and judge it, at its first place among the sources.
+    Without a set of all paths: a file named on its own comes where a walk meets it or at its
+    own place in the sources, whichever is first, a directory walked is not walked again, and a
+    walk does not enter a directory that is a source of its own. What is not checked goes to
+    ``unchecked``: files named that no family claims, files walked in a family's territory."""
     explicit = frozenset(path for path, is_dir in sources if not is_dir)
     roots = frozenset(path for path, is_dir in sources if is_dir)
 
@@ -413,28 +401,37 @@ def _claimed(
                     continue
                 done.add(path)
             found = tuple((i, kind) for i, f in numbered if (kind := f.claims(path)) is not None)
-            if found:
+            if not found:
+                if is_dir and path not in explicit:
+                    unchecked.walked(path)
+                else:
+                    unchecked.named(path)
+            elif found := unchecked.judged(path, found):
                 yield path, found
 
 
 def check_staged(
-    repo: Repository, config: Config, chosen: Sequence[Declaration], families: Sequence[Family]
+    repo: Repository,
+    config: Config,
+    chosen: Sequence[Declaration],
+    families: Sequence[Family],
+    staged: Sequence[RawChange] | None = None,
 ) -> list[Finding]:
     """The prospective commit (what the index changes against ``HEAD``, with the index's tree
     as the commit's and ``HEAD``'s as its parent's), judged as ``verify`` judges a commit: the
     history rules, each claimed change from the last good version of its path (looked for
     back through ``HEAD``'s history: :func:`~continuity_checks.last_good.before_head`), and the
     errors the commit leaves (:mod:`~continuity_checks.commit_state`). Findings carry the
-    commit id ``staged``."""
+    commit id ``staged``. ``staged``: what the index changes, when the caller read it already."""
     from continuity_checks.core.git import GITLINK
     from continuity_checks.core.snapshot import CommitTree
 
     limit = config.max_file_bytes
     findings: list[Finding] = []
     exclude = Globs(config.exclude)
-    raw_changes = [
-        c for c in repo.staged(any(d.gitlinks for d in chosen)) if not exclude.match(c.path)
-    ]
+    if staged is None:
+        staged = repo.staged(any(d.gitlinks for d in chosen))
+    raw_changes = [c for c in staged if not exclude.match(c.path)]
     if not raw_changes and not any(d.every_commit for d in chosen):
         return findings
 

@@ -241,6 +241,25 @@ class SharesCauses(Protocol):
     def same_cause(self, history: Finding, state: Finding) -> bool: ...
 
 
+class HasTerritory(Protocol):
+    """A family that keeps its files in directories of its own (``.deltalayer/``, ``.dsh/``, a
+    decision directory, ``.openprogram/``): a file there that it does not claim is named in
+    file mode's notes with the reason, never passed over in silence. Optional."""
+
+    def unread(self, path: str) -> str | None:
+        """For a path the family does not claim: why no check of it reads the file, when the
+        path lies in the family's territory; None elsewhere. Path only, like ``claims``."""
+
+
+class SkipsClaimed(Protocol):
+    """A family that claims by name a file it judges only in some trees (a ``capture.json``
+    is LoopX's only when a manifest beside it names it). Optional: file mode asks before
+    counting the file as checked, and names a skipped one in a note with the reason."""
+
+    def unjudged(self, item: Claimed, snapshot: Snapshot) -> str | None:
+        """Why no check reads the claimed file in ``snapshot``, or None when it is judged."""
+
+
 class FinishesCommits(Protocol):
     """A family that, after the last commit of a run (history mode, or the commit being made),
     still has findings to make that need where some files came from before the run: one

@@ -56,14 +56,41 @@ class CapturesFamily:
         if name == layout.MANIFEST:
             # OpenProgram's session backups (file_backups/<turn>/manifest.json) belong to the
             # sessions family: decided by the path's shape, since claims sees nothing else
-            grandparent = posixpath.basename(posixpath.dirname(directory))
-            return None if grandparent == "file_backups" else "manifest"
+            return None if layout.is_backup_dir(directory) else "manifest"
         if name.endswith(".reader.json") and len(name) > len(".reader.json"):
             return "reader"
         kind = _ANYWHERE.get(name)
         if kind is None and layout.is_decision_dir(directory):
             kind = _DECISION_ONLY.get(name)
         return kind
+
+    def unread(self, path: str) -> str | None:
+        """A file of a decision directory, or of a configured root, that the family does not
+        claim: no check of LoopX's files reads it."""
+        directory = path.rpartition("/")[0]
+        if _in_store(directory):
+            return None
+        if layout.is_decision_dir(directory) or (self.roots and self.roots.match(directory)):
+            return "in a LoopX capture directory, where no check reads them"
+        return None
+
+    def unjudged(self, item: Claimed, snapshot: Snapshot) -> str | None:
+        """A ``capture.json`` outside a decision directory is LoopX's only beside a
+        ``manifest.json`` (anything else of that name is not known to be ours): unjudged
+        otherwise."""
+        directory, _, name = item.path.rpartition("/")
+        if item.kind != "capture" or name != layout.CAPTURE or layout.is_decision_dir(directory):
+            return None
+        from continuity_checks.checks.captures import files  # see the top
+
+        if layout.is_backup_dir(directory):
+            return "in OpenProgram's file backups, copies of the user's files"
+        if files.has_manifest(snapshot, directory):
+            return None
+        return (
+            "no manifest.json beside them, and a capture.json is LoopX's only beside the "
+            "manifest that pins it (`continuity capture manifest DIR` writes one)"
+        )
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         if file.kind in _HASHING:

@@ -455,8 +455,9 @@ def _boundary_warnings(doc: strict_json.Document, path: str, meta: object) -> li
 
 def check_project_file(doc: strict_json.Document, path: str, data: bytes) -> list[Finding]:
     findings: list[Finding] = []
-    name = posixpath.basename(path)
-    schema = PROJECT_SCHEMAS.get(name)
+    directory, _, name = path.rpartition("/")
+    # the schemas are those of .dsh/project's own files, not of a task packet of that name
+    schema = PROJECT_SCHEMAS.get(name) if directory.endswith(".dsh/project") else None
     value = doc.value
     if schema is not None:
         validator = schemas.validator(schema)
