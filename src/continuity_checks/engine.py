@@ -454,10 +454,9 @@ def check_staged(
     commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
     # the look-ups of a path the commit leaves alone are answered once for both trees
     alike = Alike((c.path, c.old_mode, c.new_mode) for c in raw_changes)
-    staged = repo.write_tree()
     trees = (
         CommitTree(repo, head, limit, None, alike),
-        CommitTree(repo, staged, limit, None, alike),
+        CommitTree(repo, repo.write_tree(), limit, None, alike),
     )
     others = tuple(CommitTree(repo, p, limit) for p in merging)
     changes: list[list[Change]] = [[] for _ in families]
