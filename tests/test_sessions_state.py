@@ -291,3 +291,32 @@ def test_deleting_the_last_registry_makes_the_state_directory_a_project_at_that_
     last = r.commit("projects gone")
     code, found = _verify(run_json, r.path, f"{base}..HEAD")
     assert code == 1 and ("SS138", ".openprogram/.gitignore", last) in found, found
+
+
+def test_a_topic_linking_through_a_symlinked_archive_does_not_change_with_its_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """An archive committed as a symlink (SS211) is judged as a symlink, in itself and in the
+    topics that link to it, not by what it leads to: a later commit that changes only the file
+    it leads to leaves the same errors, as ``check --all`` and ``verify`` both say."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "repo")
+    shutil.copytree(EXAMPLES / "openprogram" / ".openprogram", r.path / ".openprogram")
+    archive = ".openprogram/memory/sources/openprogram/_v2/local_0a1b2c3d4e.md"
+    text = (r.path / archive).read_text()
+    base = r.commit("home state", {".continuity.toml": '[rules]\nSS102 = "off"\n'})
+    (r.path / archive).unlink()
+    (r.path / archive).symlink_to("../../../../../elsewhere.md")
+    linked = r.commit("archive as a link", {"elsewhere.md": text})
+    changed = r.commit("what it leads to", {"elsewhere.md": "nothing\n"})
+
+    def errors(sha: str) -> set[tuple[str, str, str]]:
+        r.git("checkout", "-q", sha)
+        _, report = run_json("check", "--all", "--root", str(r.path))
+        return {(f["rule"], f["path"], f["message"]) for f in report["findings"]
+                if f["severity"] == "error"}  # fmt: skip
+
+    assert errors(changed) == errors(linked) != errors(base)
+    r.git("checkout", "-q", "main")
+    code, found = _verify(run_json, r.path, f"{base}..HEAD")
+    assert code == 1 and {commit for _, _, commit in found} == {linked}, found
