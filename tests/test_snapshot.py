@@ -150,7 +150,7 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
     """CommitTree.find skips the directories whose tree object cannot hold a wanted name
     without parsing them; it must find what the plain walk (Snapshot.find) finds, in a commit
     and in the work tree: nested listings, names that only end like one, symlinks and
-    submodule-like skips."""
+    submodule-like skips; a name in another case than the ending's too."""
     from continuity_checks.core.git import Repository
     from continuity_checks.core.snapshot import CommitTree
     from tests.git_helpers import GitRepo, isolate_git
@@ -166,6 +166,7 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
         "a/b/deeper/none.json": "",
         "node_modules/SHA256SUMS": "",
         "odd/40000 name.sha256": "",
+        "many/Sha256Sums": "",  # any case, in a directory of no other wanted name
     }
     repo.write(files)
     os.symlink("a/b", repo.path / "link")
@@ -184,6 +185,7 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
             "a/b/c/x.sha256",
             "a/b/notSHA256SUMS",
             "alias.sha256",
+            "many/Sha256Sums",
             "odd/40000 name.sha256",
         ]
         assert list(CommitTree(git, None, 1 << 20).find(skip, None)) == []

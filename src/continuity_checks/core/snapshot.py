@@ -163,10 +163,12 @@ class Snapshot(ABC):
 
     def find(self, skip: Collection[str], endings: tuple[str, ...] | None) -> Iterator[str]:
         """Every path under the root that is not a directory (a file, a symlink, a submodule)
-        and whose name ends with one of ``endings`` (any name, with None), in no set order.
+        and whose name ends with one of ``endings`` in any case (any name, with None), in no
+        set order.
         Directories named in ``skip`` are not entered, nor one reached through a symlink (a
         commit records a symlink, never the files seen through it). The whole tree is walked
         here; a snapshot that can rule out a directory from its raw listing does it faster."""
+        lowered = None if endings is None else tuple(e.lower() for e in endings)
         pending = [""]
         while pending:
             directory = pending.pop()
@@ -178,7 +180,7 @@ class Snapshot(ABC):
                 if self.is_dir(path):
                     if name not in skip and self.resolve(path) == path:
                         pending.append(path)
-                elif endings is None or name.endswith(endings):
+                elif lowered is None or name.lower().endswith(lowered):
                     yield path
 
     def root_name(self) -> tuple[str, str | None]:
@@ -202,6 +204,14 @@ UNTRACKED = (
     "not found in the commit being made: the work tree has it, but it is not staged (git add it, "
     "or the commit leaves it out)"
 )
+
+
+def _marks(endings: tuple[str, ...]) -> tuple[bytes, ...]:
+    """What ends a tree entry's name with one of ``endings``, in lower case, none that another
+    one ends with: the bytes :meth:`CommitTree.find` looks for in a tree object made lower
+    case, one search of it each."""
+    lowered = {e.lower().encode() + b"\0" for e in endings}
+    return tuple(m for m in lowered if not any(o != m and m.endswith(o) for o in lowered))
 
 
 class Committed:
@@ -613,14 +623,15 @@ class CommitTree(Snapshot):
 
     def find(self, skip: Collection[str], endings: tuple[str, ...] | None) -> Iterator[str]:
         """As :meth:`Snapshot.find`, from the tree objects themselves: a directory's raw tree
-        is parsed only when it holds a subtree or a name with one of the ``endings`` (two
+        is parsed only when it holds a subtree or a name with one of the ``endings`` (a few
         substring searches of its bytes), so that a directory of 100,000 deltas costs a
         search of its tree object, not 100,000 entries made and looked at in Python."""
         if self.commit is None:
             return
         from continuity_checks.core.git.objects import TREE, tree_entries  # history mode only
 
-        marks = None if endings is None else tuple(e.encode() + b"\0" for e in endings)
+        marks = None if endings is None else _marks(endings)
+        lowered = None if endings is None else tuple(e.lower() for e in endings)
         id_length = len(self.commit) // 2
         pending = [("", f"{self.commit}^{{tree}}")]
         while pending:
@@ -629,16 +640,18 @@ class CommitTree(Snapshot):
             if obj is None or obj.type != "tree" or obj.data is None:
                 continue
             data = obj.data
-            # every subtree entry starts with its mode "40000 "; a name may hold it too (a
-            # needless parse, never a missed file)
-            if marks is not None and b"40000 " not in data and not any(m in data for m in marks):
-                continue
+            # every subtree entry starts with its mode "40000 "; a name may hold it too, and the
+            # marks match in any case (a needless parse, never a missed file)
+            if marks is not None and b"40000 " not in data:
+                folded = data.lower()
+                if not any(m in folded for m in marks):
+                    continue
             prefix = f"{directory}/" if directory else ""
             for entry in tree_entries(data, id_length):
                 if entry.mode == TREE:
                     if entry.name not in skip:
                         pending.append((prefix + entry.name, entry.sha))
-                elif endings is None or entry.name.endswith(endings):
+                elif lowered is None or entry.name.lower().endswith(lowered):
                     path = prefix + entry.name
                     if entry.mode != _SYMLINK or not self.is_dir(path):
                         yield path  # a symlink to a directory is neither entered nor a file

@@ -37,7 +37,6 @@ DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
 #: ``sums-files`` is not configured
 ANY_CASE = frozenset({"sha256sums", "sha256sums.txt"})
 #: what every case of those names ends with, for the search of a tree: the last two letters
-_ANY_CASE_ENDINGS = ("ms", "mS", "Ms", "MS", "xt", "xT", "Xt", "XT")
 DEFAULT_MANIFESTS = ("PROVENANCE.json", "*.provenance.json")
 
 
@@ -96,13 +95,6 @@ class ProvenanceFamily:
         )
         """What the name of every listing ends with (None when a pattern leaves it open): lets
         history mode skip the directories of a tree that cannot hold one (see history.Pins)."""
-        self.find_endings = (
-            self.listing_endings + _ANY_CASE_ENDINGS
-            if self.any_case and self.listing_endings is not None
-            else self.listing_endings
-        )
-        """The same, with every case of the default names of a sums file when they are
-        claimed in any case (more names than listings: ``claims`` decides)."""
         self.relative_to: str = option(
             config, DECLARATION.name, "relative-to", "root", ("root", "sums-file")
         )
@@ -142,7 +134,7 @@ class ProvenanceFamily:
         listing can end with), and without the paths the configured ``exclude`` leaves out
         (the engine never hands the family their changes, so pins read from them could not be
         kept up to date)."""
-        for path in tree.find(SKIP_DIRS, self.find_endings):
+        for path in tree.find(SKIP_DIRS, self.listing_endings):
             kind = self.claims(path)
             if kind is not None and not self.exclude.match(path):
                 yield path, kind
