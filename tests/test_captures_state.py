@@ -266,3 +266,16 @@ def test_putting_the_published_bytes_back_passes(history: History) -> None:
     history.repo.commit("truncate the capture", {path: published[:10]})
     back = history.repo.commit("put it back", {path: published})
     assert [f for f in history.verify() if f[2] == back] == []
+
+
+def test_a_capture_json_no_manifest_pins_is_not_judged_in_history_either(
+    history: History,
+) -> None:
+    """A ``capture.json`` with no manifest beside it is not LoopX's, and file mode does not
+    read it (a note says so): made a dangling symlink, it is no error at that commit either."""
+    path = "notes/x/capture.json"
+    history.repo.commit("a file of that name", {path: "{}\n"})
+    (history.repo.path / path).unlink()
+    (history.repo.path / path).symlink_to("missing.json")
+    history.repo.commit("now a link to nothing")
+    assert history.verify() == []

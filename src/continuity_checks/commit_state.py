@@ -51,11 +51,15 @@ def check_items(
     snapshot: Snapshot, families: Sequence[Family], items: Iterable[Item]
 ) -> list[Finding]:
     """File mode over ``items`` in ``snapshot``: each file's checks in order, then each family's
-    tree check over the files it claimed."""
+    tree check over the files it claimed; a file its families do not judge in ``snapshot``
+    (:class:`~continuity_checks.core.family.SkipsClaimed`) is not read, as in file mode."""
     findings: list[Finding] = []
     unread: set[str] = set()
     trees: dict[int, TreeCheck] = {}
-    for path, owners, given in items:
+    for path, claimed, given in items:
+        owners = _judged(families, snapshot, path, claimed)
+        if not owners:
+            continue
         for index, kind in owners:
             made = trees.get(index)
             if made is None:
@@ -154,6 +158,18 @@ def _items(
                 if dependent not in items and (found := owners(dependent)):
                     items[dependent] = (dependent, found, None)
     return list(items.values())
+
+
+def _judged(
+    families: Sequence[Family], tree: Snapshot, path: str, owners: Sequence[tuple[int, str]]
+) -> Sequence[tuple[int, str]]:
+    """The ``owners`` of a claimed path that judge it in ``tree``."""
+    kept = []
+    for index, kind in owners:
+        skip = getattr(families[index], "unjudged", None)
+        if skip is None or skip(Claimed(path, kind), tree) is None:
+            kept.append((index, kind))
+    return kept
 
 
 def _edited(change: RawChange) -> bool:

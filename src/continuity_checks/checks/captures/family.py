@@ -237,7 +237,8 @@ class CapturesFamily:
         """What LoopX keeps at ``path`` that must not be a symlink (CX203): a capture file, or a
         ``decision-<id>`` directory. A ``manifest.json`` only beside a capture (a web app's
         manifest is none of ours): in a decision directory, or where either side of the commit
-        has a capture.json."""
+        has a capture.json; a ``capture.json`` only where file mode judges it (beside a manifest,
+        on either side)."""
         name = path.rpartition("/")[2]
         if _DECISION_DIR.fullmatch(name):
             inside = self.claims(f"{path}/{layout.DELIVERY}")
@@ -252,6 +253,10 @@ class CapturesFamily:
                 side.exists(capture) for side in (context.after, context.before)
             ):
                 return None
+        if kind == "capture" and all(
+            self.unjudged(Claimed(path, kind), side) for side in (context.after, context.before)
+        ):
+            return None
         return "a regular file"
 
 

@@ -289,6 +289,13 @@ def _anchors(snapshot: Snapshot, path: str) -> set[str] | str | None:
 
 
 def linked(snapshot: Snapshot, path: str) -> bool:
-    """Whether ``path`` is reached through a symlink (itself or a directory on the way)."""
-    resolved = snapshot.resolve(path)
-    return not isinstance(resolved, Unreadable) and resolved != path
+    """Whether ``path`` or a directory on the way to it is a symlink, whether or not it leads
+    anywhere (what it leads to must not change the answer)."""
+    parts = path.split("/")
+    for end in range(1, len(parts) + 1):
+        step = "/".join(parts[:end])
+        if not snapshot.exists(step):
+            return False
+        if snapshot.resolve(step) != step:
+            return True
+    return False
