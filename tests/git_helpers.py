@@ -24,6 +24,7 @@ CHECK_HOOK = f"""\
     language: system
     always_run: true
     require_serial: true
+    verbose: true
 """
 
 

@@ -10,16 +10,15 @@ import json
 import subprocess
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from continuity_checks.checks.captures.family import CapturesFamily
 from continuity_checks.core.config import Config
-from continuity_checks.core.snapshot import Snapshot
 from tests.captures_layout import CAP, DEC, build, capture_value, edit, pretty, sha
 from tests.conftest import RunCLI
 from tests.git_helpers import GitRepo, isolate_git
+from tests.untouched import NoTree
 
 Found = tuple[str, str, str]  # rule, path, commit
 
@@ -120,6 +119,24 @@ def test_a_deleted_delivery_leaves_its_decision_incomplete_at_that_commit(
     assert history.verify() == at(commit, ("CX202", path), ("CX150", DEC + "projection.json"))
 
 
+def test_an_incomplete_decision_is_not_new_where_its_delivery_link_starts_to_lead_somewhere(
+    history: History,
+) -> None:
+    """A decision of a projection and a delivery.json that is a dangling symlink: CX150 (no
+    manifest) is already there, so the commit that points the link at a file leaves only
+    what the linked file holds."""
+    link = history.repo.path / DEC / "delivery.json"
+    link.unlink()
+    link.symlink_to("missing.json")
+    others = [p.name for p in (history.repo.path / DEC).iterdir() if p.name != "delivery.json"]
+    gone = [DEC + name for name in others if name != "projection.json"]
+    history.repo.commit("dangling delivery, no manifest", delete=gone)
+    history.repo.write({"elsewhere.json": "{}\n"})
+    link.unlink()
+    link.symlink_to("../elsewhere.json")
+    history.verify()  # the oracle: every state finding is new in check --all, and only those
+
+
 def test_a_projection_that_loses_what_the_view_points_at_is_caught_at_the_view(
     history: History,
 ) -> None:
@@ -175,34 +192,6 @@ def test_under_roots_any_file_a_reader_names_is_followed(
     assert history.verify() == at(commit, ("CX111", CAP + "old.reader.json"))
 
 
-class _NoTree(Snapshot):
-    """A tree that fails the test when anything in it is looked at."""
-
-    def __init__(self) -> None:
-        super().__init__(1 << 20)
-
-    def read(self, path: str) -> Any:
-        raise AssertionError(f"read {path}")
-
-    def size(self, path: str) -> Any:
-        raise AssertionError(f"size of {path}")
-
-    def sha256(self, path: str) -> Any:
-        raise AssertionError(f"hashed {path}")
-
-    def list(self, directory: str) -> Any:
-        raise AssertionError(f"listed {directory}")
-
-    def exists(self, path: str) -> bool:
-        raise AssertionError(f"looked up {path}")
-
-    def is_dir(self, path: str) -> bool:
-        raise AssertionError(f"looked up {path}")
-
-    def resolve(self, path: str) -> Any:
-        raise AssertionError(f"resolved {path}")
-
-
 @pytest.mark.parametrize(
     "path",
     [".deltalayer/changes/a.json", "src/app.py", "web/package.json", "caps/c1/notes.txt",
@@ -210,14 +199,14 @@ class _NoTree(Snapshot):
 )  # fmt: skip
 def test_a_path_no_capture_file_can_name_is_rejected_without_reading_the_tree(path: str) -> None:
     family = CapturesFamily(Config())
-    assert list(family.dependents(path, _NoTree())) == []
+    assert list(family.dependents(path, NoTree(), False)) == []
 
 
 def test_under_roots_a_path_outside_them_is_rejected_without_reading_the_tree() -> None:
     config = Config(options={"captures": {"roots": ["caps/*"]}})
     family = CapturesFamily(config)
     for path in ("src/manifest.json", "docs/capture.json", "other/decision-ab/delivery.json"):
-        assert list(family.dependents(path, _NoTree())) == []
+        assert list(family.dependents(path, NoTree(), False)) == []
 
 
 # --- the last good version --------------------------------------------------------------------
@@ -277,3 +266,16 @@ def test_putting_the_published_bytes_back_passes(history: History) -> None:
     history.repo.commit("truncate the capture", {path: published[:10]})
     back = history.repo.commit("put it back", {path: published})
     assert [f for f in history.verify() if f[2] == back] == []
+
+
+def test_a_capture_json_no_manifest_pins_is_not_judged_in_history_either(
+    history: History,
+) -> None:
+    """A ``capture.json`` with no manifest beside it is not LoopX's, and file mode does not
+    read it (a note says so): made a dangling symlink, it is no error at that commit either."""
+    path = "notes/x/capture.json"
+    history.repo.commit("a file of that name", {path: "{}\n"})
+    (history.repo.path / path).unlink()
+    (history.repo.path / path).symlink_to("missing.json")
+    history.repo.commit("now a link to nothing")
+    assert history.verify() == []

@@ -64,6 +64,7 @@ BAD: list[tuple[str, dict[str, bytes | str], list[tuple[str, str, int | None]]]]
      [("DL111", CHANGES + NAME, None)]),
     ("DL112 temp", {**delta(GOOD), CHANGES + "." + NAME + ".k3j2.tmp": GOOD[:20]},
      [("DL112", CHANGES + "." + NAME + ".k3j2.tmp", None)]),
+    ("DL114 one directory too deep", {**PROJECT, CHANGES + "sub/" + NAME: GOOD}, [("DL114", CHANGES + "sub/" + NAME, None)]),
     ("DL113 pretty", delta(GOOD.replace(",", ", ")), [("DL113", CHANGES + NAME, 1)]),
     ("DL113 escaped non-ascii", delta(GOOD.replace('"x"', '"\\u00e9"')), [("DL113", CHANGES + NAME, 1)]),
     ("CC004 legacy line", legacy(LEGACY_GOOD + "\n{bad}\n" + LEGACY_GOOD), [("CC004", ".deltalayer/changes.jsonl", 3)]),

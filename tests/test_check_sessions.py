@@ -236,10 +236,14 @@ BAD: list[tuple[str, dict[str, Any], Expected]] = [
     ("SS131 location", {LOC: json.dumps({SID: "/home/alice/elsewhere"})}, [("SS131", LOC, f"/{SID}")]),
     ("SS132 location unbound", bound_layout(**{PRJ: projects()}),
      [("SS132", LOC, f"/{BOUND_SID}")]),
+    ("SS132 work_dir not a path", bound_layout(**{BOUND + "meta.json": json.dumps(
+        {**META, "id": BOUND_SID, "project_id": PROJECT_ID, "work_dir": 7})}),
+     [("SS132", BOUND + "meta.json", "/work_dir")]),
     ("SS132 work_dir", bound_layout(**{BOUND + "meta.json": json.dumps(
         {**META, "id": BOUND_SID, "project_id": PROJECT_ID, "work_dir": "/home/alice/other"})}),
-     # the wrong work_dir also maps the reply's project_commit.repo nowhere
-     [("SS132", LOC, f"/{BOUND_SID}"), ("SS133", BOUND_REPLY, "/metadata/project_commit/repo")]),
+     # the reply's project_commit.repo is read as the registries read their paths, not
+     # through the wrong work_dir
+     [("SS132", LOC, f"/{BOUND_SID}")]),
     ("SS133 unmapped", bound_layout(**{LOC: json.dumps({BOUND_SID: f"/srv/x/.openprogram/sessions/{BOUND_SID}"}),
                                        BOUND_ARCHIVE: None}),
      # the bound session is listed nowhere it can be found: its memory markers are not judged
@@ -366,6 +370,14 @@ def test_bad_fixture_is_caught(
 GOOD: list[tuple[str, dict[str, Any]]] = [
     ("valid state", {}),
     ("bound session", bound_layout()),
+    # [5] rewind_to on the first message: the next turn starts from "ROOT" as in a fresh session
+    ("head ROOT after a rewind to the first message, no ROOT node seeded",
+     {HISTORY + "0000-u-ROOT.json": None, MJ: meta(head_id="ROOT")}),
+    ("head ROOT with the ROOT node seeded", {MJ: meta(head_id="ROOT")}),
+    # create_session(project_path=…) leaves work_dir null; project_commit.repo is read as the
+    # registries read their paths
+    ("bound session with work_dir null", bound_layout(**{BOUND + "meta.json": json.dumps(
+        {**META, "id": BOUND_SID, "project_id": PROJECT_ID, "work_dir": None})})),
     ("ask_user answer without predecessor", {HISTORY + "0004-u-ask1.json": node(
         4, "user", "ask1", input={"q": "?"}, caller="1a2b3c4d_reply")[1]}),
     ("fork: two users after one reply", {

@@ -10,9 +10,12 @@ from typing import Any
 
 import pytest
 
+from continuity_checks.checks.deltas.family import DeltasFamily
+from continuity_checks.core.config import Config
 from tests.conftest import RunCLI
 from tests.git_helpers import GitRepo, delta, isolate_git, path_of
 from tests.test_working_state_history import CA2, COMPACTED, CP2, version
+from tests.untouched import NoTree
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 A = path_of("2026-09-21T16-20-00p08-00--agent.json")
@@ -222,3 +225,13 @@ def test_a_delta_deleted_and_created_again(
     allowed.write_text("[deltas]\nallow-delete = true\n", encoding="utf-8")
     code, report = verify(run_json, repo, "--config", str(allowed))
     assert (code, found(report)) == (0, [])
+
+
+@pytest.mark.parametrize(
+    "path", [".deltalayer/changes/2026-09-21T16-00-00p08-00--a.json", "AGENTS.md", "PROJECT.md"]
+)
+def test_a_delta_store_edit_has_no_dependents_and_reads_no_tree(path: str) -> None:
+    """The deltas checks of other files read only whether a delta, PROJECT.md or AGENTS.md
+    exists: a commit that only rewrites one's bytes breaks nothing beside it."""
+    family = DeltasFamily(Config())
+    assert list(family.dependents(path, NoTree(), True)) == []

@@ -631,10 +631,12 @@ def test_dependents_answer_from_the_index_without_reading_the_tree(tmp_path: Pat
             return super().__getattribute__(name)
 
     untouchable = Untouchable(tmp_path / "after", 1 << 20)
-    assert sorted(family.dependents("a.txt", untouchable)) == [M, "sub/SHA256SUMS"]
-    assert list(family.dependents("b.txt", untouchable)) == [M]
-    assert list(family.dependents("private/raw.csv", untouchable)) == []  # not in the repository
-    assert list(family.dependents("notes/other.txt", untouchable)) == []
+    assert sorted(family.dependents("a.txt", untouchable, False)) == [M, "sub/SHA256SUMS"]
+    assert list(family.dependents("b.txt", untouchable, False)) == [M]
+    assert (
+        list(family.dependents("private/raw.csv", untouchable, False)) == []
+    )  # not in the repository
+    assert list(family.dependents("notes/other.txt", untouchable, False)) == []
 
 
 def test_staged_change_of_an_original_is_caught(

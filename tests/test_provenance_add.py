@@ -43,7 +43,7 @@ def test_adds_gnu_lines_that_check_passes(
     tree: Path, capsys: pytest.CaptureFixture[str], run_json: RunCLI
 ) -> None:
     code, out, _ = run(capsys, "a.txt", "dir/b b.txt", "лайв.md")
-    assert code == 0 and out.count("added") == 3
+    assert code == 0 and out.count("added to SHA256SUMS") == 3
     text = (tree / "SHA256SUMS").read_text(encoding="utf-8")
     assert text == (f"{HA}  a.txt\n{HB}  dir/b b.txt\n{HZ}  лайв.md\n")
     assert run_json("check", "--all", "--root", str(tree)) == (

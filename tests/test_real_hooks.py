@@ -23,7 +23,6 @@ CONFIG = (
     + LOCAL_HOOKS
     + CHECK_HOOK
     + f"""\
-    verbose: true
   - id: continuity-verify
     name: continuity verify
     entry: {sys.executable} -m continuity_checks verify

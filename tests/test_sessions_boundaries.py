@@ -88,8 +88,7 @@ def test_a_session_root_named_through_a_symlink_in_sessions_is_caught(
 
 
 def test_a_session_named_with_a_backslash_is_caught(tmp_path: Path, run_json: RunCLI) -> None:
-    """[1] a "\\" in a session's name: SS101 for the directory, at the root and below it (its
-    files, which no path with "\\" reads, are CC010 each)."""
+    """[1] a "\\" in a session's name: SS101 for the directory, at the root and below it."""
     bad = "local_0a\\1b"
     files = {k.replace(SID, bad): v for k, v in state().items() if k.startswith(SESSION)}
     home = write_tree(tmp_path / "home", {**state(), **files})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from continuity_checks.checks.sessions.family import SessionsFamily
 from continuity_checks.core.config import Config
 from continuity_checks.core.findings import Severity
 from continuity_checks.core.snapshot import WorkTree
-from tests.conftest import RunCLI
+from tests.conftest import EXAMPLES, RunCLI
 from tests.git_helpers import GitRepo, isolate_git
 from tests.sessions_helpers import (
     ARCHIVE,
@@ -192,7 +193,7 @@ def test_dependents_reject_other_paths_without_reading_the_tree(tmp_path: Path) 
     family = SessionsFamily(Config())
     tree = Untouchable(tmp_path, 1 << 20)
     for path in (".deltalayer/changes/a.json", "src/app.py", "README.md", ".dsh/project/x.json"):
-        assert list(family.dependents(path, tree)) == []
+        assert list(family.dependents(path, tree, False)) == []
     assert Config().severity.get("SS129") is not Severity.ERROR
 
 
@@ -269,3 +270,61 @@ def test_a_node_deleted_and_brought_back_is_judged_as_new_to_the_session(
             ("SS206", user, sha),
         ],
     )
+
+
+def test_deleting_the_last_registry_makes_the_state_directory_a_project_at_that_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """The registries tell a state directory from a project's ``.openprogram/``: the commit
+    that deletes the last of them leaves a project holding sessions without its .gitignore
+    (SS138, in a file the commit never touched), in verify and in the commit hook."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "repo")
+    shutil.copytree(EXAMPLES / "openprogram" / ".openprogram", r.path / ".openprogram")
+    base = r.commit("home state", {".continuity.toml": '[rules]\nSS102 = "off"\n'})
+    r.commit("index gone", delete=[".openprogram/sessions/index.json",
+                                   ".openprogram/sessions/locations.json"])  # fmt: skip
+    r.git("rm", "-q", "--", ".openprogram/projects/projects.json")
+    code, staged = run_json("check", "--staged", "--root", str(r.path))
+    assert (code, [(f["rule"], f["path"]) for f in staged["findings"] if f["severity"] == "error"]) \
+        == (1, [("SS138", ".openprogram/.gitignore")])  # fmt: skip
+    last = r.commit("projects gone")
+    code, found = _verify(run_json, r.path, f"{base}..HEAD")
+    assert code == 1 and ("SS138", ".openprogram/.gitignore", last) in found, found
+
+
+def test_a_topic_linking_through_a_symlinked_archive_does_not_change_with_its_target(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """An archive committed as a symlink (SS211) is judged as a symlink in the topics that link
+    to it, and not by what it leads to: a later commit that changes the file it leads to, or
+    makes it appear, brings no new error, as ``check --all`` and ``verify`` both say."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    r = GitRepo(tmp_path / "repo")
+    shutil.copytree(EXAMPLES / "openprogram" / ".openprogram", r.path / ".openprogram")
+    archive = ".openprogram/memory/sources/openprogram/_v2/local_0a1b2c3d4e.md"
+    text = (r.path / archive).read_text()
+    base = r.commit("home state", {".continuity.toml": '[rules]\nSS102 = "off"\n'})
+    (r.path / archive).unlink()
+    (r.path / archive).symlink_to("../../../../../elsewhere.md")
+    linked = r.commit("archive as a link", {"elsewhere.md": text})
+    changed = r.commit("what it leads to changes", {"elsewhere.md": "nothing\n"})
+    (r.path / "elsewhere.md").unlink()
+    r.git("rm", "-q", "--cached", "elsewhere.md")
+    (r.path / "source.md").write_text(text)
+    (r.path / archive).unlink()
+    (r.path / archive).symlink_to("../../../../../later.md")
+    dangling = r.commit("linked to nothing yet", {"source.md": text})
+    appears = r.commit("what it leads to appears", {"later.md": text})
+
+    def errors(sha: str) -> set[tuple[str, str, str]]:
+        r.git("checkout", "-q", sha)
+        _, report = run_json("check", "--all", "--root", str(r.path))
+        return {(f["rule"], f["path"], f["message"]) for f in report["findings"]
+                if f["severity"] == "error"}  # fmt: skip
+
+    assert errors(changed) == errors(linked) != errors(base)
+    assert errors(appears) <= errors(dangling)  # nothing new where the target appears
+    r.git("checkout", "-q", "main")
+    code, found = _verify(run_json, r.path, f"{base}..HEAD")
+    assert code == 1 and {commit for _, _, commit in found} <= {linked, dangling}, found

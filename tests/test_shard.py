@@ -278,12 +278,6 @@ def test_an_owner_created_in_an_earlier_shard(
     assert assert_shards_add_up(run_json, r.path, "base..HEAD", (2, 3, 4)) == 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a shard after a delta's deletion and re-add takes the re-add for the delta's "
-    "creation when it looks up creators (git's --diff-filter=A): DL211 at the next change is "
-    "the whole run's alone; the deletion's DL206 is reported by an earlier shard",
-)
 def test_a_shard_does_not_take_a_later_creator_for_an_earlier_one(
     tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -307,6 +301,30 @@ def test_a_shard_does_not_take_a_later_creator_for_an_earlier_one(
     code, whole = run_json("verify", "--root", str(r.path), "--range", "HEAD")
     assert (code, {f["rule"] for f in whole["findings"]}) == (1, {"DL205", "DL206", "DL211"})
     assert assert_shards_add_up(run_json, r.path, "HEAD", (5, 2, 3)) == 5
+
+
+def test_a_shard_takes_a_delta_the_base_holds_for_one_created_before_the_range(
+    tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delta created before the range, deleted in it and added again by someone else: the
+    addition is a change of the delta the base holds (DL211 by its creator), in every shard as
+    in the whole run."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    monkeypatch.chdir(tmp_path)
+    r = GitRepo(tmp_path / "repo")
+    r.commit("create A", {A: A0}, trailers=[A])
+    r.git("tag", "base")
+    r.commit("A works", {A: delta(changes=["first"], updated="2026-09-21T16:30:00+08:00")},
+             trailers=[A])  # fmt: skip
+    r.commit("drop A", delete=[A])
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "other@example.invalid")
+    r.commit("create A again", {A: delta(changes=["again"])}, trailers=[A])
+    r.commit("A works again", {A: delta(changes=["first"], updated="2026-09-21T16:40:00+08:00")},
+             trailers=[A])  # fmt: skip
+    code, whole = run_json("verify", "--root", str(r.path), "--range", "base..HEAD")
+    rules = Counter(f["rule"] for f in whole["findings"])
+    assert (code, rules["DL211"]) == (1, 2), whole["findings"]
+    assert assert_shards_add_up(run_json, r.path, "base..HEAD", (4, 2, 3)) == 4
 
 
 def test_a_shard_compares_with_the_last_good_version_before_it(

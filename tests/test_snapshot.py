@@ -28,11 +28,29 @@ def test_confine_normalises(given: str, expected: str) -> None:
     assert confine(given) == expected
 
 
-@pytest.mark.parametrize("given", ["../x", "a/../../x", "/etc/passwd", "C:/x", "a\\b", "a\0b"])
+@pytest.mark.parametrize(
+    "given",
+    ["../x", "a/../../x", "/etc/passwd", "C:/x", "a\0b", "..\\x", "a\\..\\..\\x", "\\x", "C:\\x"],
+)
 def test_confine_refuses_what_leaves_the_root(given: str) -> None:
+    """Also where a backslash would climb out on Windows, where it separates."""
     refused = confine(given)
     assert isinstance(refused, Unreadable)
     assert refused.rule.id == "CC010"
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("a\\b", "a\\b"),
+        ("back\\\\slash", "back\\\\slash"),
+        ("d/a\\..\\b", "d/a\\..\\b"),
+        ("./x\\", "x\\"),
+    ],
+)
+def test_a_backslash_is_a_character_of_a_name(given: str, expected: str) -> None:
+    """As for git and GNU sha256sum: a file may be named ``a\\b`` (it was CC010)."""
+    assert confine(given) == expected
 
 
 @pytest.fixture
@@ -132,7 +150,7 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
     """CommitTree.find skips the directories whose tree object cannot hold a wanted name
     without parsing them; it must find what the plain walk (Snapshot.find) finds, in a commit
     and in the work tree: nested listings, names that only end like one, symlinks and
-    submodule-like skips."""
+    submodule-like skips; a name in another case than the ending's too."""
     from continuity_checks.core.git import Repository
     from continuity_checks.core.snapshot import CommitTree
     from tests.git_helpers import GitRepo, isolate_git
@@ -148,6 +166,7 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
         "a/b/deeper/none.json": "",
         "node_modules/SHA256SUMS": "",
         "odd/40000 name.sha256": "",
+        "many/Sha256Sums": "",  # any case, in a directory of no other wanted name
     }
     repo.write(files)
     os.symlink("a/b", repo.path / "link")
@@ -166,6 +185,7 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
             "a/b/c/x.sha256",
             "a/b/notSHA256SUMS",
             "alias.sha256",
+            "many/Sha256Sums",
             "odd/40000 name.sha256",
         ]
         assert list(CommitTree(git, None, 1 << 20).find(skip, None)) == []
@@ -175,11 +195,13 @@ def test_answers_carried_from_commit_to_commit_are_a_fresh_trees(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What a walk carries from a commit's tree to its child's (what exists, which blob a path
-    names, which paths are directories) answers as a tree read afresh does, across additions,
+    names, which paths are directories), and what a commit's tree and its parent's share,
+    answer as a tree read afresh does, across additions,
     deletions, a directory that empties, and a symlink put in a directory's place and taken
     out."""
     from continuity_checks.core.git import Repository
-    from continuity_checks.core.snapshot import CommitTree, Known
+    from continuity_checks.core.lookups import Alike, Known
+    from continuity_checks.core.snapshot import CommitTree
     from tests.git_helpers import GitRepo, isolate_git
 
     isolate_git(monkeypatch, tmp_path / "home")
@@ -221,6 +243,15 @@ def test_answers_carried_from_commit_to_commit_are_a_fresh_trees(
                     assert carried.exists(path) == fresh.exists(path), (sha, path)
                     assert carried.is_dir(path) == fresh.is_dir(path), (sha, path)
                     assert carried.read(path) == fresh.read(path), (sha, path)
+            # a commit's tree and its parent's share what the commit leaves alone, whichever
+            # is asked first
+            truth = (CommitTree(git, parent, 1 << 20), fresh)
+            for order in (1, -1):
+                alike = Alike(changes)
+                pair = [CommitTree(git, c, 1 << 20, None, alike) for c in (parent, sha)]
+                for path in probes:
+                    for tree, read_afresh in list(zip(pair, truth, strict=True))[::order]:
+                        assert tree.exists(path) == read_afresh.exists(path), (sha, path)
             parent = sha
         assert other.is_dir()
 

@@ -129,3 +129,22 @@ def test_large_file_is_read_whole(tmp_path: Path, run_json: RunCLI) -> None:
     )
     code, report = run_json("check", "--all", "--root", str(tmp_path))
     assert (code, report["findings"]) == (0, [])
+
+
+@pytest.mark.parametrize(
+    "text", ['{"k": "cut \\ud83d"}', '["\\ude00", "\\ud83d\\ude00"]', '{"\\ud800": 1}\n']
+)
+def test_lone_surrogates_are_accepted_only_when_asked(text: str) -> None:
+    """The one lenience a family may ask for (JavaScript writers): the value JSON.parse gives."""
+    data = text.encode()
+    refused = strict_json.load(data)
+    assert isinstance(refused, strict_json.Problem) and refused.rule.id == "CC009"
+    assert strict_json.accepts(data) is None
+    doc = strict_json.load(data, lone_surrogates=True)
+    assert isinstance(doc, strict_json.Document)
+    assert doc.value == json.loads(text)
+    assert strict_json.accepts(data, lone_surrogates=True) == (text, doc.value)
+    again = strict_json.parse_strictly(text, lone_surrogates=True)
+    assert isinstance(again, strict_json.Document) and again.value == doc.value
+    assert strict_json.lone_surrogate(doc.value) is not None
+    assert strict_json.lone_surrogate(strict_json.well_formed(doc.value)) is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,16 @@ CA = "CA-0d7c5e2a-9b1f-4c3e-8a6d-2f4b7c9e1a30"
 TIME = "2026-08-26T13:43:42.731Z"
 
 
+def js_escaped(text: str) -> str:
+    """``json.dumps`` output as JSON.stringify writes it: a lone surrogate (which json.dumps
+    leaves raw) as a lowercase ``\\udxxx`` escape, the spec's one difference for strings."""
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def oracle_hash(value: dict[str, Any]) -> str:
     """The spec's Python port of DSH's state_hash: an oracle independent of core.canonical_json."""
     subset = {k: value[k] for k in dsh.HASH_FIELDS}
-    text = json.dumps(subset, ensure_ascii=False, separators=(",", ":"))
+    text = js_escaped(json.dumps(subset, ensure_ascii=False, separators=(",", ":")))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -75,7 +82,7 @@ def encode(value: Any, *, rehash: bool = True) -> str:
     if rehash:
         value = copy.deepcopy(value)
         value["checkpoint_meta"]["state_hash"] = oracle_hash(value)
-    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+    return js_escaped(json.dumps(value, ensure_ascii=False, indent=2)) + "\n"
 
 
 def edit(kind: str = "investigative-state", rehash: bool = True, **meta: Any) -> str:
@@ -117,7 +124,7 @@ EMPTY = {
 
 
 def pretty(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2) + "\n"
+    return js_escaped(json.dumps(value, ensure_ascii=False, indent=2)) + "\n"
 
 
 STATE_JSON = {
@@ -195,6 +202,9 @@ BAD: list[Case] = [
      [("WS101", WS, "")]),
     ("WS102 version 6", {WS: GOOD_STATE.replace('"schema_version": 7', '"schema_version": 6')},
      [("WS102", WS, "/schema_version")]),
+    ("WS120 a string cut inside an emoji (JSON.stringify's escape)",
+     {WS: with_field("known", ["cut \ud83d", "\ude00 starts with the other half"])},
+     [("WS120", WS, "/known/0")]),
     ("WS103 list is a string", {WS: with_field("known", "one fact")}, [("WS103", WS, "/known")]),
     ("WS103 item is a number", {WS: with_field("evidence", ["a", 5])}, [("WS103", WS, "/evidence/1")]),
     ("WS103 task_id number", {WS: with_field("task_id", 5)}, [("WS103", WS, "/task_id")]),
@@ -249,6 +259,11 @@ BAD: list[Case] = [
      [("WS110", WS, "/checkpoint_meta/prune_safe_through_seq")]),
     ("WS111 near the /compress budget", {WS: with_field("known", ["k" * 60000])}, [("WS111", WS, "")]),
     ("WS112 compact", {WS: json.dumps(GOOD_VALUE, ensure_ascii=False) + "\n"}, [("WS112", WS, None)]),
+    ("WS112 task packet not as DSH writes it", {".dsh/project/task_packets/T1.json": '{"id":"T1"}\n'},
+     [("WS112", ".dsh/project/task_packets/T1.json", None)]),
+    ("CC004 task packet", {".dsh/project/task_packets/T1.json": "{"}, [("CC004", ".dsh/project/task_packets/T1.json", None)]),
+    ("CC004 evidence", {".dsh/project/evidence/T1.deterministic-tests.json": "{"},
+     [("CC004", ".dsh/project/evidence/T1.deterministic-tests.json", None)]),
     ("WS112 escaped non-ascii", {WS: json.dumps(GOOD_VALUE, indent=2) + "\n"}, [("WS112", WS, None)]),
     ("WS113 lock owner", {".dsh/runtime/project.lock/owner.json": '{"pid":1}\n'},
      [("WS113", ".dsh/runtime/project.lock/owner.json", None)]),
@@ -310,8 +325,13 @@ GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
      {"p/" + WS: GOOD_STATE, "p/notes/x.projection.json": pretty(dsh.project(GOOD_VALUE))}),
     ("a symlink beside the state that is none of DSH's",
      {WS: GOOD_STATE, "notes/ws.md": Symlink("../.dsh/project/WORKING_STATE.json")}),
-    ("not ours", {".dsh/project/SOURCE_INTAKE.md": "# intake\n", ".dsh/project/task_packets/T.json": "{",
+    ("not ours", {".dsh/project/SOURCE_INTAKE.md": "# intake\n", ".dsh/project/source_material/spec.json": "{",
                   "notes.txt": "x"}),
+    ("task packets, evidence and reviews as DSH writes them",
+     {".dsh/project/task_packets/T1.json": pretty({"id": "T1", "state": "READY"}),
+      ".dsh/project/task_packets/state.json": pretty({"id": "state"}),
+      ".dsh/project/evidence/T1.deterministic-tests.json": pretty({"schema_version": 2, "runs": []}),
+      ".dsh/project/reviews/T1/R1.json": pretty({"verdict": "pass"})}),
 ]  # fmt: skip
 
 
@@ -417,7 +437,9 @@ def test_claims() -> None:
     assert family.claims("WORKING_STATE.json.bak") is None
     assert family.claims(".dsh/project/state.json") == "project"
     assert family.claims(".dsh/project/SOURCE_INTAKE.md") is None
-    assert family.claims(".dsh/project/task_packets/T.json") is None
+    assert family.claims(".dsh/project/task_packets/T.json") == "project"
+    assert family.claims(".dsh/project/evidence/run/T.tests.json") == "project"
+    assert family.claims(".dsh/project/source_material/spec.json") is None
     assert family.claims(".dsh/runtime/worktrees/a/b.txt") == "runtime"
     assert family.claims(".dsh/runtime/transactions/tx-x-1-u/after/000.bin") == "transaction"
     assert family.claims("a/.dsh/project/transactions/tx-1/journal.json") == "transaction"

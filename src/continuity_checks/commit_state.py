@@ -34,6 +34,7 @@ Read = Callable[[str], "bytes | None"]
 Item = tuple[str, Sequence[tuple[int, str]], "bytes | None"]
 
 SYMLINK = "120000"
+_REGULAR = ("100644", "100755")
 
 
 @dataclass
@@ -50,11 +51,15 @@ def check_items(
     snapshot: Snapshot, families: Sequence[Family], items: Iterable[Item]
 ) -> list[Finding]:
     """File mode over ``items`` in ``snapshot``: each file's checks in order, then each family's
-    tree check over the files it claimed."""
+    tree check over the files it claimed; a file its families do not judge in ``snapshot``
+    (:class:`~continuity_checks.core.family.SkipsClaimed`) is not read, as in file mode."""
     findings: list[Finding] = []
     unread: set[str] = set()
     trees: dict[int, TreeCheck] = {}
-    for path, owners, given in items:
+    for path, claimed, given in items:
+        owners = _judged(families, snapshot, path, claimed)
+        if not owners:
+            continue
         for index, kind in owners:
             made = trees.get(index)
             if made is None:
@@ -84,17 +89,17 @@ def leaves(
     (``trees[0]``) did not have. ``changes`` is every path the commit changes, claimed or not;
     ``read`` reads their versions by blob id."""
     before, after = trees
+    edited = [_edited(c) for c in changes]
     new = [(c.path, c.new_blob, c.new_mode) for c in changes]
-    items = _items(families, owners, after, new, read)
+    items = _items(families, owners, after, new, edited, read)
     findings = check_items(after, families, items)
     found = _errors(config, findings)
     left = Left()
     if not found:
         return left
     left.broken = {f.path for f in found}
-    old = _items(
-        families, owners, before, [(c.path, c.old_blob, c.old_mode) for c in changes], read
-    )
+    versions = [(c.path, c.old_blob, c.old_mode) for c in changes]
+    old = _items(families, owners, before, versions, edited, read)
     # the files judged in the commit's tree are judged in its parent's too, where they exist
     judged = {item[0] for item in old}
     old += [(p, o, None) for p, o, _ in items if p not in judged and before.exists(p)]
@@ -135,23 +140,41 @@ def _items(
     owners: Owners,
     tree: Snapshot,
     versions: Sequence[tuple[str, str | None, str]],
+    edited: Sequence[bool],
     read: Read,
 ) -> list[Item]:
     """The claimed files of ``tree`` to judge: the changed paths that are there (``versions``:
-    each path's blob id and mode in ``tree``), then the dependents of every changed path, each
-    once."""
+    each path's blob id and mode in ``tree``), then the dependents of every changed path
+    (``edited``: whether its change only rewrote a regular file's bytes), each once."""
     items: dict[str, Item] = {}
     for path, blob, mode in versions:
         found = owners(path)
         if found and blob is not None:
             # a symlink is read where it leads, as file mode reads it
             items[path] = (path, found, None if mode == SYMLINK else read(blob))
-    for path, _, _ in versions:
+    for (path, _, _), bytes_only in zip(versions, edited, strict=True):
         for family in families:
-            for dependent in family.dependents(path, tree):
+            for dependent in family.dependents(path, tree, bytes_only):
                 if dependent not in items and (found := owners(dependent)):
                     items[dependent] = (dependent, found, None)
     return list(items.values())
+
+
+def _judged(
+    families: Sequence[Family], tree: Snapshot, path: str, owners: Sequence[tuple[int, str]]
+) -> Sequence[tuple[int, str]]:
+    """The ``owners`` of a claimed path that judge it in ``tree``."""
+    kept = []
+    for index, kind in owners:
+        skip = getattr(families[index], "unjudged", None)
+        if skip is None or skip(Claimed(path, kind), tree) is None:
+            kept.append((index, kind))
+    return kept
+
+
+def _edited(change: RawChange) -> bool:
+    """Whether a change only rewrote the bytes of a file that is a regular one on both sides."""
+    return change.old_mode in _REGULAR and change.new_mode in _REGULAR
 
 
 def _errors(config: Config, findings: Iterable[Finding]) -> list[Finding]:

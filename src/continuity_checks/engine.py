@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from continuity_checks import checks, commit_state, last_good
+from continuity_checks import checks, commit_state, last_good, territory
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config, ConfigError, apply_config
@@ -29,8 +29,10 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
+from continuity_checks.core.lookups import Alike, Known
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Committed, Known, Snapshot, Unreadable, WorkTree
+from continuity_checks.core.snapshot import Committed, Snapshot, Unreadable, WorkTree
+from continuity_checks.mending import rewrite_hint
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline, BaselineSource
@@ -137,18 +139,8 @@ def relative(root: Path, given: str) -> str | None:
     return "" if rel == "." else rel
 
 
-#: Paths named in a note about paths that were not checked, at most.
-NOTE_PATHS = 5
-
-
-def _listed(paths: Sequence[str]) -> str:
-    shown = ", ".join(paths[:NOTE_PATHS])
-    more = len(paths) - NOTE_PATHS
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
 #: A claimed path and the families that claim it: (index of the family, kind) each.
-Owners = tuple[tuple[int, str], ...]
+Owners = territory.Owners
 _Item = tuple[str, Owners]
 
 BATCH_AFTER = 64  # items: a batch for a worker ends at the next change of directory from here
@@ -207,6 +199,11 @@ def _check(
     """:func:`check`, with the repository of the commit being made when ``staged`` (``repo``)."""
     chosen = checks.selected(config, only)
     families = checks.build(config, chosen)
+    staged_changes = None
+    if repo is not None and not paths and not under and stdin is None:
+        # no names: the whole commit being made, every file the commit hook would pass
+        staged_changes = repo.staged(any(d.gitlinks for d in chosen))
+        paths = territory.staged_files(staged_changes)
     given: dict[str, bytes] = {}  # standard input's file: its bytes for every reader
     # the commit hook reads what the commit will hold: pre-commit leaves untracked files in
     # the work tree, and a sibling read from there (a capture its staged manifest pins) is
@@ -218,32 +215,23 @@ def _check(
         committed = Committed(repo.in_index, [*files, *((stdin[0],) if stdin else ())], folders)
     snapshot = WorkTree(root, config.max_file_bytes, given, committed)
     exclude = Globs(config.exclude)
-    notes: list[str] = []
+    unchecked = territory.Unchecked(config, chosen, families, only, snapshot)
     # the sources in order: directories to walk (--all's, then those among paths) and files
     sources: list[tuple[str, bool]] = [(directory, True) for directory in under]
-    named: list[str] = []  # files named one by one: each gets a word when it is not checked
-    excluded: list[str] = []
     for path in paths:
         if exclude.match(path):  # a file or a whole directory: named in the note, not skipped
-            excluded.append(path)
+            unchecked.add(territory.EXCLUDED, path)
         elif snapshot.is_dir(path) and not any(f.claims(path) for f in families):
             sources.append((path, True))
         else:
             sources.append((path, False))
-            named.append(path)
     if stdin is not None:
         name, data = stdin
         given[name] = data
         sources.append((name, False))
-        named.append(name)
-    unclaimed = [p for p in dict.fromkeys(named) if not any(f.claims(p) for f in families)]
-    if unclaimed:
-        notes.append(f"not checked, no family claims them: {_listed(unclaimed)}")
-    if excluded:
-        notes.append(f"not checked, excluded by the configuration: {_listed(excluded)}")
 
     unlisted: list[Finding] = []  # directories that could not be listed
-    items = _claimed(root, sources, families, exclude, unlisted)
+    items = _claimed(root, sources, families, exclude, unlisted, unchecked)
     # a bounded look ahead decides whether workers pay: a run that ends before PARALLEL_FROM
     # claimed files stays in this process
     ahead = [] if jobs == 1 else list(itertools.islice(items, PARALLEL_FROM))
@@ -344,14 +332,14 @@ def _check(
         given_keys = {(f.rule, f.path, f.pointer, f.message) for f in findings}
         findings.extend(
             f
-            for f in check_staged(repo, config, chosen, families)
+            for f in check_staged(repo, config, chosen, families, staged_changes)
             if (f.rule, f.path, f.pointer, f.message) not in given_keys
         )
     kept, suppressed = apply_config(config, findings)
     report = Report(
         findings=kept,
         files=count,
-        notes=notes,
+        notes=unchecked.notes(),
         max_per_file=config.max_findings_per_file,
         max_total=config.max_findings,
         suppressed=suppressed,
@@ -382,12 +370,14 @@ def _claimed(
     families: Sequence[Family],
     exclude: Globs,
     unlisted: list[Finding],
+    unchecked: territory.Unchecked,
 ) -> Iterator[_Item]:
     """The claimed files of ``sources`` (``(path, is a directory to walk)``, in order), each once
-    and with the families that claim it, at its first place among the sources. Without a set of
-    all paths: a file named on its own comes where a walk meets it or at its own place in the
-    sources, whichever is first, a directory walked is not walked again, and a walk does not
-    enter a directory that is a source of its own."""
+    and with the families that claim it and judge it, at its first place among the sources.
+    Without a set of all paths: a file named on its own comes where a walk meets it or at its
+    own place in the sources, whichever is first, a directory walked is not walked again, and a
+    walk does not enter a directory that is a source of its own. What is not checked goes to
+    ``unchecked``: files named that no family claims, files walked in a family's territory."""
     explicit = frozenset(path for path, is_dir in sources if not is_dir)
     roots = frozenset(path for path, is_dir in sources if is_dir)
 
@@ -411,28 +401,37 @@ def _claimed(
                     continue
                 done.add(path)
             found = tuple((i, kind) for i, f in numbered if (kind := f.claims(path)) is not None)
-            if found:
+            if not found:
+                if is_dir and path not in explicit:
+                    unchecked.walked(path)
+                else:
+                    unchecked.named(path)
+            elif found := unchecked.judged(path, found):
                 yield path, found
 
 
 def check_staged(
-    repo: Repository, config: Config, chosen: Sequence[Declaration], families: Sequence[Family]
+    repo: Repository,
+    config: Config,
+    chosen: Sequence[Declaration],
+    families: Sequence[Family],
+    staged: Sequence[RawChange] | None = None,
 ) -> list[Finding]:
     """The prospective commit (what the index changes against ``HEAD``, with the index's tree
     as the commit's and ``HEAD``'s as its parent's), judged as ``verify`` judges a commit: the
     history rules, each claimed change from the last good version of its path (looked for
     back through ``HEAD``'s history: :func:`~continuity_checks.last_good.before_head`), and the
     errors the commit leaves (:mod:`~continuity_checks.commit_state`). Findings carry the
-    commit id ``staged``."""
+    commit id ``staged``. ``staged``: what the index changes, when the caller read it already."""
     from continuity_checks.core.git import GITLINK
     from continuity_checks.core.snapshot import CommitTree
 
     limit = config.max_file_bytes
     findings: list[Finding] = []
     exclude = Globs(config.exclude)
-    raw_changes = [
-        c for c in repo.staged(any(d.gitlinks for d in chosen)) if not exclude.match(c.path)
-    ]
+    if staged is None:
+        staged = repo.staged(any(d.gitlinks for d in chosen))
+    raw_changes = [c for c in staged if not exclude.match(c.path)]
     if not raw_changes and not any(d.every_commit for d in chosen):
         return findings
 
@@ -453,7 +452,12 @@ def check_staged(
     # a commit that concludes a merge has MERGE_HEAD's commits as its other parents
     merging = repo.merge_heads() if head else ()
     commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
-    trees = (CommitTree(repo, head, limit), CommitTree(repo, repo.write_tree(), limit))
+    # the look-ups of a path the commit leaves alone are answered once for both trees
+    alike = Alike((c.path, c.old_mode, c.new_mode) for c in raw_changes)
+    trees = (
+        CommitTree(repo, head, limit, None, alike),
+        CommitTree(repo, repo.write_tree(), limit, None, alike),
+    )
     others = tuple(CommitTree(repo, p, limit) for p in merging)
     changes: list[list[Change]] = [[] for _ in families]
     for c in raw_changes:
@@ -496,11 +500,15 @@ def _causes(families: Sequence[Family]) -> list[SameCause]:
 
 
 def _add_left(
-    out: list[Finding], left: Sequence[Finding], commit: Commit, causes: Sequence[SameCause]
+    out: list[Finding],
+    left: Sequence[Finding],
+    commit: Commit,
+    causes: Sequence[SameCause],
+    pushed: bool = False,
 ) -> None:
     """The errors ``commit`` leaves, added to ``out`` with its id, except where a history
     finding of this commit at the same path has the same rule or, as its family judges, names
-    the same cause (one cause, once)."""
+    the same cause (one cause, once); ``pushed`` as for :func:`rewrite_hint`."""
     if not left:
         return
     mine = [f for f in out if f.commit == commit.sha]
@@ -511,7 +519,7 @@ def _add_left(
         ):
             continue
         finding = dataclasses.replace(finding, commit=commit.sha)
-        out.append(rewrite_hint(finding, commit))
+        out.append(rewrite_hint(finding, commit, pushed=pushed))
 
 
 def verify(
@@ -524,6 +532,7 @@ def verify(
     shard: Shard | None = None,
     baseline: BaselineSource | None = None,
     progress: Progress | None = None,
+    pushed: bool = False,
 ) -> Report:
     """History mode: check every commit of ``BASE..HEAD``, oldest first. Raises ``GitError``
     (exit 2) for a shallow clone, an unknown ref or a directory that is not a repository.
@@ -543,7 +552,8 @@ def verify(
     counted (read at the base like the configuration, when the source says so; raises
     BaselineError for a file that is not a baseline). ``progress`` is told the commits walked
     (and their number: a shard's, or the range's, counted by one more git process only when
-    progress is asked for).
+    progress is asked for). ``pushed``: the range's commits are already pushed (a run in CI),
+    which changes how the hints say to mend them (:func:`rewrite_hint`).
     """
     from continuity_checks.core.git import Repository
 
@@ -553,8 +563,10 @@ def verify(
         if config_at_base:
             config = base_config(repo, base)
             repo.objects.max_bytes = config.max_file_bytes
-        known = baseline.load(repo, base) if baseline is not None else None
-        report = _walk(repo, base, head, config, revision_range, only, shard, progress)
+        known, read = baseline.read(repo, base) if baseline is not None else (None, None)
+        report = _walk(repo, base, head, config, revision_range, only, shard, progress, pushed)
+    if read is not None:
+        report.notes.append(read)  # which baseline judged the range, or that none did
     if known is not None:
         from continuity_checks.core.baseline import hide
 
@@ -661,6 +673,7 @@ def _walk(
     only: tuple[str, ...] | None,
     shard: Shard | None = None,
     progress: Progress | None = None,
+    pushed: bool = False,
 ) -> Report:
     """Check the commits of the range, or of its ``shard``.
 
@@ -752,7 +765,7 @@ def _walk(
                 others = tuple(CommitTree(repo, p, limit) for p in commit.parents[1:])
             context = CommitContext(commit, changes[index], *trees, raw_changes, others)
             for finding in families[index].check_commit(context):
-                out.append(rewrite_hint(finding, commit))
+                out.append(rewrite_hint(finding, commit, pushed=pushed))
 
     def is_good(tree: Snapshot, version: tuple[str, str | None, str]) -> bool:
         return commit_state.good(families, owners, config, tree, version, read)
@@ -800,7 +813,11 @@ def _walk(
             parent = commit.parents[0] if commit.parents else None
             changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
             carried = known.after(commit.sha, parent, changes)
-            trees = CommitTree(repo, parent, limit), CommitTree(repo, commit.sha, limit, carried)
+            alike = Alike(changes)
+            trees = (
+                CommitTree(repo, parent, limit, None, alike),
+                CommitTree(repo, commit.sha, limit, carried, alike),
+            )
             made[commit.sha] = trees
         return trees
 
@@ -810,7 +827,7 @@ def _walk(
         for :func:`last_good`."""
         trees = commit_trees(commit, raw_changes)
         left = commit_state.leaves(families, owners, config, trees, raw_changes, read)
-        _add_left(out, left.findings, commit, causes)
+        _add_left(out, left.findings, commit, causes, pushed)
         last_good.remember(remembered, raw_changes, left.broken, owners)
 
     everyone = range(len(families))
@@ -868,7 +885,7 @@ def _walk(
         before = list(base or (head,))
     else:
         before = []
-    findings.extend(_finish(repo, chosen, families, before, earlier))
+    findings.extend(_finish(repo, chosen, families, before, earlier, pushed))
     report.commit_order = CommitOrder(
         order, len(head) // 2, {f.commit for f in findings if f.commit}
     )
@@ -884,13 +901,19 @@ def _finish(
     families: Sequence[Family],
     before: Sequence[str],
     earlier: Sequence[str] = (),
+    pushed: bool = False,
 ) -> list[Finding]:
     """The findings families make after the last commit (``finish_commits``), with where
     files came from before the run: one ``git log`` per family that asks, and for a shard one
-    more, first, over the range's ``earlier`` commits alone, latest first (the whole run walked
-    them in this order, so the last of them to add a path is where it saw the path created;
-    git's date order from ``before`` would mix them up when commits share a second)."""
+    more, first, over the range's ``earlier`` commits alone, in the order the whole run walked
+    them. There a path's first addition is its creation when the range's base lacks it: the
+    whole run judged a later one, after a deletion, from the version before the deletion (the
+    last good version), as a change of that delta. A path the base holds was created before
+    the range, and an addition inside it is such a change too."""
     from continuity_checks.core.git import LogRequest
+    from continuity_checks.core.snapshot import CommitTree
+
+    bases = [CommitTree(repo, sha, 0) for sha in before if earlier]
 
     findings: list[Finding] = []
     for declaration, family in zip(chosen, families, strict=True):
@@ -901,14 +924,16 @@ def _finish(
 
         def origins(paths: Iterable[str], request: LogRequest = request) -> dict[str, Commit]:
             wanted = list(paths)
-            found = repo.added_by(earlier[::-1], wanted, request, walk=False) if earlier else {}
+            found = repo.added_by(earlier, wanted, request, walk=False) if earlier else {}
+            for path in [p for p in found if any(tree.exists(p) for tree in bases)]:
+                del found[path]
             rest = [p for p in wanted if p not in found]
             if rest and before:
                 found.update(repo.added_by(before, rest, request))
             return found
 
         for commit, finding in finish(origins):
-            findings.append(rewrite_hint(finding, commit))
+            findings.append(rewrite_hint(finding, commit, pushed=pushed))
     return findings
 
 
@@ -988,35 +1013,6 @@ class CommitOrder(Mapping[str, int]):
 
 
 HEX_DIGITS = frozenset("0123456789abcdef")
-
-
-def rewrite_hint(finding: Finding, commit: Commit) -> Finding:
-    """A history finding's hint, with how to mend a commit that is already made: a new commit
-    that puts things right would fail the same rule again on the old one, so the commit itself
-    must be rewritten before it is pushed."""
-    if finding.commit != commit.sha:
-        return finding
-    if commit.sha == STAGED:
-        how = (
-            "not committed yet: fix the file and stage it again, or leave the change out of this "
-            f"commit with `git restore --staged -- {finding.path}`"
-        )
-        return dataclasses.replace(finding, hint=f"{finding.hint}; {how}" if finding.hint else how)
-    short = commit.sha[:12]
-    if not commit.parents:
-        rebase = "git rebase -i --root"
-    elif commit.is_merge:
-        rebase = f"git rebase -i --rebase-merges {commit.parents[0][:12]}"
-    else:
-        rebase = f"git rebase -i {commit.parents[0][:12]}"
-    how = (
-        f"commit {short} must be rewritten before it is pushed: `{rebase}`, mark {short} "
-        "`edit`, make the change, `git commit --amend --no-verify` (the commit hook compares "
-        "what is staged with the commit being replaced, so it would take the mending for the "
-        "change), `git rebase --continue`"
-    )
-    hint = f"{finding.hint}; {how}" if finding.hint else how
-    return dataclasses.replace(finding, hint=hint)
 
 
 _OWNERS_KEPT = 1 << 16

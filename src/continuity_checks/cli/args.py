@@ -6,7 +6,9 @@ it."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -203,6 +205,22 @@ def directory_path(value: str) -> Path:
 
 def file_path(value: str) -> Path:
     return Path(file(value))
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def positive_number(value: str) -> int | float:
+    """A finite decimal number above 0 (``12000``, ``12000.5``, ``1.2e4``), as JavaScript's
+    ``Number`` reads it; a whole number is an int (``12000.0`` is ``12000``, as JavaScript
+    writes it)."""
+    text = value.strip()
+    number = float(text) if _DECIMAL.fullmatch(text) else math.nan
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a finite decimal number")
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"{value} is not above 0")
+    return int(number) if number.is_integer() else number
 
 
 def at_least(minimum: int) -> Callable[[str], int]:

@@ -51,7 +51,7 @@ def main(argv: Sequence[str]) -> int:
         action="store_true",
         help="Also apply the history rules to what is staged, as the commit it will be (against "
         "HEAD): what the commit hook does, so that a frozen edit or a takeover is caught before "
-        "it is committed.",
+        "it is committed. Without PATHS, every file the commit adds or changes is checked.",
     )
     command.add_argument(
         "--jobs",

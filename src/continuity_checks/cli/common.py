@@ -49,8 +49,9 @@ def add_config(parser: argparse.ArgumentParser) -> None:
         dest="config_path",
         type=file_path,
         metavar="FILE",
-        help="Configuration file (default: ROOT/.continuity.toml, "
-        "else [tool.continuity] in ROOT/pyproject.toml).",
+        help="Configuration file (default: .continuity.toml at the top of the repository that "
+        "holds ROOT, else [tool.continuity] in its pyproject.toml; ROOT's own outside a "
+        "repository).",
     )
 
 

@@ -53,6 +53,7 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     """``continuity provenance add``."""
     from continuity_checks.checks.provenance.add import AddError, add
     from continuity_checks.checks.provenance.family import ProvenanceFamily
+    from continuity_checks.core.atomic import LinkRefused
     from continuity_checks.core.config import ConfigError, project_root
     from continuity_checks.core.confined_files import ConfinedFiles, Refused
     from continuity_checks.engine import relative
@@ -79,7 +80,7 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
     relative_to = family.relative_to
     try:
         result = add(confined, [g for g in given if g is not None], target, relative_to=relative_to)
-    except Refused as exc:
+    except (Refused, LinkRefused) as exc:
         print(f"continuity: {exc}", file=sys.stderr)
         return 2
     except (AddError, OSError) as exc:
@@ -89,6 +90,8 @@ def add_files(files: list[str], sums_file: str | None, root: Path, config_path: 
         print(f"added to {target}: {line}")
     for path in result.unchanged:
         print(f"already listed with the same digest: {path}")
+    if result.ignored:
+        print(f"added {result.ignored} to .gitignore (the lock file; git never commits it)")
     return 0
 
 

@@ -8,12 +8,12 @@ from pathlib import Path
 from continuity_checks.cli.args import (
     add_subcommand,
     add_subcommands,
-    at_least,
     fail,
     file_path,
     group_usage,
     parse_group,
     parser,
+    positive_number,
     write_bytes,
 )
 
@@ -38,11 +38,11 @@ def main(argv: Sequence[str]) -> int:
         each.add_argument("file", metavar="FILE", type=file_path)
     project.add_argument(
         "--soft-max-chars",
-        type=at_least(1),
+        type=positive_number,
         default=12000,
         metavar="N",
-        help="The soft budget (RUNTIME_POLICY investigative_state.snapshot_max_chars; "
-        "default: %(default)s).",
+        help="The soft budget, a number above 0 (RUNTIME_POLICY "
+        "investigative_state.snapshot_max_chars; default: %(default)s).",
     )
     project.add_argument(
         "--json", dest="body_only", action="store_true", help="Print only the projection JSON."
@@ -81,7 +81,7 @@ def _hash(file: Path) -> int:
     return 0
 
 
-def _project(file: Path, soft_max_chars: int, body_only: bool) -> int:
+def _project(file: Path, soft_max_chars: float, body_only: bool) -> int:
     from continuity_checks.checks.working_state.helper import StateError, project
 
     try:

@@ -25,7 +25,8 @@ Paths in findings are relative to the top of the git work tree that contains --r
 is judged by the configuration at its base (the defaults for a range with no base), unless
 --config names one. Findings the baseline file knows are hidden, and counted in the summary;
 the baseline is the one at the range's base (the work tree's for a range with no base), unless
---baseline names one.
+--baseline names one. In CI (CI set, or --format github) the commits are taken as pushed:
+the hints say how to mend a pushed commit, not one that is still to be pushed.
 """
 
 
@@ -44,6 +45,12 @@ def range_from_environment() -> str | None:
     if local_branch:
         return f"..{local_branch}"
     return None
+
+
+def pushed(fmt: str) -> bool:
+    """Whether the commits a run judges are already pushed: a run in CI (``CI`` set and not
+    empty, as GitHub Actions and GitLab CI set it) or one that writes workflow annotations."""
+    return fmt == "github" or bool(os.environ.get("CI"))
 
 
 def main(argv: Sequence[str]) -> int:
@@ -127,6 +134,7 @@ def verify(
             shard=shard,
             baseline=source,
             progress=progress,
+            pushed=pushed(fmt),
         )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None

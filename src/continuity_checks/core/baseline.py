@@ -58,7 +58,12 @@ def fingerprint(finding: Finding) -> str:
         message,
         finding.commit or "",
     )
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+    text = "\0".join(parts)
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # a name's bytes that are not UTF-8
+    except UnicodeEncodeError:  # a lone surrogate from a JSON escape (a key in a pointer)
+        data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -107,17 +112,32 @@ class BaselineSource:
     at_base: bool = False
     named: bool = False  # given with --baseline: read wherever it leads
 
-    def load(self, repo: Repository, base: Base) -> Baseline | None:
+    def read(self, repo: Repository, base: Base) -> tuple[Baseline | None, str | None]:
+        """The baseline of a range with ``base``, and the note that says which one was read
+        (or that the range's base has none while the work tree has one); None: nothing to say
+        (no baseline anywhere)."""
         commit = base if isinstance(base, str) else (base[0] if base else None)
         if not self.at_base or commit is None:
-            return read(self.path, named=self.named)
+            known = read(self.path, named=self.named)
+            if known is None:
+                return None, None
+            why = " (the range has no base commit to read one from)" if self.at_base else ""
+            name = self.path.name if self.at_base else str(self.path)
+            return known, f"baseline read: {name} in the work tree{why}"
         found = repo.read_object(f"{commit}:{FILE_NAME}")
         if found is None or found.type != "blob":
-            return None
+            if not self.path.exists():
+                return None, None
+            return None, (
+                f"baseline read: none (the range's base {commit[:12]} has no {FILE_NAME}; the "
+                "work tree's is read only for a range without a base, or with --baseline)"
+            )
         source = f"the base {commit[:12]}:{FILE_NAME}"
         if found.data is None:
             raise BaselineError(f"{source}: too large to be a baseline")
-        return parse(found.data, source)
+        return parse(
+            found.data, source
+        ), f"baseline read: {FILE_NAME} of the range's base {commit[:12]}"
 
 
 def entries_of(findings: Iterable[Finding]) -> tuple[Entry, ...]:

@@ -75,7 +75,8 @@ LONE_SURROGATE = rule(
     "core",
     "string holds an unpaired UTF-16 surrogate escape",
     """A \\uD800-\\uDFFF escape without its pair decodes to no character; such a string cannot be
-    written as UTF-8 and strict readers reject it.""",
+    written as UTF-8 and strict readers reject it. Files whose writer is JavaScript (DSH working
+    state: JSON.stringify writes a cut character so) accept it; see WS120.""",
     hint="escape the whole character (both surrogates) or write it as UTF-8",
 )
 OUTSIDE_ROOT = rule(

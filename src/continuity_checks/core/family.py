@@ -165,12 +165,14 @@ class Family(Protocol):
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The files of ``tree`` this family claims that a change of ``path`` (added, modified
         or deleted; claimed by any family or by none) can break without touching them: enough
         of them that their file and tree checks, run on ``tree``, make every finding such a
         change can cause (a session's other nodes for a node, the manifest that pins a capture,
-        the listings that name an artifact). ``path`` itself need not be among them."""
+        the listings that name an artifact). ``path`` itself need not be among them.
+        ``edited``: the change only rewrote the bytes of a regular file, which is one on both
+        sides, so a check that reads only whether ``path`` exists is not among them."""
 
 
 class TreeCheck(Protocol):
@@ -237,6 +239,25 @@ class SharesCauses(Protocol):
     path, so that one root cause is reported once."""
 
     def same_cause(self, history: Finding, state: Finding) -> bool: ...
+
+
+class HasTerritory(Protocol):
+    """A family that keeps its files in directories of its own (``.deltalayer/``, ``.dsh/``, a
+    decision directory, ``.openprogram/``): a file there that it does not claim is named in
+    file mode's notes with the reason, never passed over in silence. Optional."""
+
+    def unread(self, path: str) -> str | None:
+        """For a path the family does not claim: why no check of it reads the file, when the
+        path lies in the family's territory; None elsewhere. Path only, like ``claims``."""
+
+
+class SkipsClaimed(Protocol):
+    """A family that claims by name a file it judges only in some trees (a ``capture.json``
+    is LoopX's only when a manifest beside it names it). Optional: file mode asks before
+    counting the file as checked, and names a skipped one in a note with the reason."""
+
+    def unjudged(self, item: Claimed, snapshot: Snapshot) -> str | None:
+        """Why no check reads the claimed file in ``snapshot``, or None when it is judged."""
 
 
 class FinishesCommits(Protocol):

@@ -18,7 +18,10 @@ class Finding:
 
     ``path`` is relative to the checked root with ``/`` separators; ``line`` and ``column`` are
     1-based where the parser can tell; ``pointer`` is an RFC 6901 pointer into the JSON document;
-    ``commit`` is set in history mode.
+    ``commit`` is set in history mode. ``unstage`` names the paths a commit hook's user leaves
+    out of the commit being made to undo what the finding reports, when that is not ``path``
+    (a listed original whose listing holds the finding; the other deltas of a commit that
+    changes several).
     """
 
     path: str
@@ -30,6 +33,7 @@ class Finding:
     pointer: str | None = None
     commit: str | None = None
     hint: str | None = None
+    unstage: tuple[str, ...] = ()
 
     def sort_key(self, commit_order: Mapping[str, int]) -> tuple[int, str, int, int, str, str, str]:
         """Commits in history order (oldest first; findings without a commit first), then place,

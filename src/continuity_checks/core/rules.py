@@ -30,6 +30,7 @@ class Rule:
         pointer: str | None = None,
         commit: str | None = None,
         hint: str | None = None,
+        unstage: tuple[str, ...] = (),
     ) -> Finding:
         return Finding(
             path=path,
@@ -41,6 +42,7 @@ class Rule:
             pointer=pointer,
             commit=commit,
             hint=hint if hint is not None else self.hint,
+            unstage=unstage,
         )
 
 

@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any
 
 from continuity_checks.core import pointer as jp
+from continuity_checks.core import strict_json
 
 PACKAGE = "continuity_checks.schemas"
 MAX_ERRORS = 100
@@ -61,7 +62,10 @@ class Validator:
         self._unique = '"uniqueItems"' in text(name)
 
     def is_valid(self, instance: object) -> bool:
-        return bool(self._validator.is_valid(instance))
+        try:
+            return bool(self._validator.is_valid(instance))
+        except UnicodeEncodeError:  # a lone surrogate, which the engine cannot take
+            return bool(self._validator.is_valid(strict_json.well_formed(instance)))
 
     def errors(self, instance: object, limit: int = MAX_ERRORS) -> list[SchemaError]:
         """The first ``limit`` errors: a document with more has a cause the first ones show, and
@@ -77,6 +81,12 @@ class Validator:
         with ``uniqueItems``, a cut array with an item past the cut equal to another (the cut
         copy cannot show that duplicate, and an error elsewhere would be reported without it).
         """
+        try:
+            return self._capped_errors(instance, limit)
+        except UnicodeEncodeError:  # a lone surrogate: judged as U+FFFD, as a UTF-8 reader sees it
+            return self._capped_errors(strict_json.well_formed(instance), limit)
+
+    def _capped_errors(self, instance: object, limit: int) -> list[SchemaError]:
         cut_paths: set[tuple[str | int, ...]] = set()
         cut = _cut(instance, limit + 1, (), cut_paths, self._unique)
         if cut_paths and _UNIQUE_MARK not in cut_paths:

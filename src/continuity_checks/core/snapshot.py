@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.lookups import Alike, Known
 from continuity_checks.core.rules import Rule
 
 if TYPE_CHECKING:
@@ -74,9 +75,11 @@ class Unreadable:
 
 
 def confine(path: str) -> str | Unreadable:
-    """``path`` as a normal root-relative ``/`` path, or why it is not one: absolute, with a
-    ``..`` that climbs out of the root, a backslash, a drive or a NUL. ``.`` and empty
-    components are dropped (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
+    """``path`` as a normal root-relative ``/`` path, or why it is not one: absolute, a drive,
+    a NUL, or a ``..`` that climbs out of the root, where ``\\`` counts as a separator too (as
+    it is on Windows). Otherwise a backslash is a character of a name, as it is for git and
+    for GNU ``sha256sum`` (``a\\b`` is one file). ``.`` and empty components are dropped
+    (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
     names = path.split("/")
     if (
         "" not in names
@@ -87,12 +90,14 @@ def confine(path: str) -> str | Unreadable:
         and path[1:2] != ":"
     ):
         return path  # already normal: the common case, without rebuilding it
-    if "\0" in path or "\\" in path:
-        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path with / separators")
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+    if "\0" in path:
+        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path without a NUL")
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
         return Unreadable(path, cc.OUTSIDE_ROOT, "expected a path relative to the root")
+    if "\\" in path and _climbs(path.replace("\\", "/")):
+        return Unreadable(path, cc.OUTSIDE_ROOT, "expected a path inside the root")
     parts: list[str] = []
-    for part in path.split("/"):
+    for part in names:
         if part in ("", "."):
             continue
         if part == "..":
@@ -102,6 +107,19 @@ def confine(path: str) -> str | Unreadable:
         else:
             parts.append(part)
     return "/".join(parts)
+
+
+def _climbs(path: str) -> bool:
+    """Whether the ``/`` path ``path`` goes above its start at some ``..``."""
+    depth = 0
+    for part in path.split("/"):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
 
 
 class Snapshot(ABC):
@@ -145,10 +163,12 @@ class Snapshot(ABC):
 
     def find(self, skip: Collection[str], endings: tuple[str, ...] | None) -> Iterator[str]:
         """Every path under the root that is not a directory (a file, a symlink, a submodule)
-        and whose name ends with one of ``endings`` (any name, with None), in no set order.
+        and whose name ends with one of ``endings`` in any case (any name, with None), in no
+        set order.
         Directories named in ``skip`` are not entered, nor one reached through a symlink (a
         commit records a symlink, never the files seen through it). The whole tree is walked
         here; a snapshot that can rule out a directory from its raw listing does it faster."""
+        lowered = None if endings is None else tuple(e.lower() for e in endings)
         pending = [""]
         while pending:
             directory = pending.pop()
@@ -160,7 +180,7 @@ class Snapshot(ABC):
                 if self.is_dir(path):
                     if name not in skip and self.resolve(path) == path:
                         pending.append(path)
-                elif endings is None or name.endswith(endings):
+                elif lowered is None or name.lower().endswith(lowered):
                     yield path
 
     def root_name(self) -> tuple[str, str | None]:
@@ -184,6 +204,14 @@ UNTRACKED = (
     "not found in the commit being made: the work tree has it, but it is not staged (git add it, "
     "or the commit leaves it out)"
 )
+
+
+def _marks(endings: tuple[str, ...]) -> tuple[bytes, ...]:
+    """What ends a tree entry's name with one of ``endings``, in lower case, none that another
+    one ends with: the bytes :meth:`CommitTree.find` looks for in a tree object made lower
+    case, one search of it each."""
+    lowered = {e.lower().encode() + b"\0" for e in endings}
+    return tuple(m for m in lowered if not any(o != m and m.endswith(o) for o in lowered))
 
 
 class Committed:
@@ -457,10 +485,12 @@ class CommitTree(Snapshot):
         commit: str | None,
         limit: int,
         known: Known | None = None,
+        alike: Alike | None = None,
     ) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
+        self._alike = alike  # what this tree and its parent's (or child's) answer alike
         self._trees: dict[str, dict[str, tuple[str, str]] | Unreadable] = {}
         #: what :meth:`exists` and :meth:`_blob` answered, maybe carried from the parent's tree
         known = known if known is not None and known.at == commit else Known()
@@ -508,7 +538,9 @@ class CommitTree(Snapshot):
                 return Unreadable(path, cc.UNREADABLE, "not in this commit")
             entry = tree.get(name)
             if entry is None:
-                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+                # past a symlink the path is where it leads, as the work tree reads it
+                missing = "cannot read: a dangling symlink" if hops else "not in this commit"
+                return Unreadable(path, cc.UNREADABLE, missing)
             mode, sha = entry
             if mode == _SYMLINK and (pending or follow_last):
                 hops += 1
@@ -531,7 +563,8 @@ class CommitTree(Snapshot):
                 done = []
                 continue
             if pending and mode != _TREE:
-                return Unreadable(path, cc.UNREADABLE, "not in this commit")
+                missing = "cannot read: a dangling symlink" if hops else "not in this commit"
+                return Unreadable(path, cc.UNREADABLE, missing)
             done.append(name)
             if not pending:
                 return "/".join(done), mode, sha
@@ -590,14 +623,15 @@ class CommitTree(Snapshot):
 
     def find(self, skip: Collection[str], endings: tuple[str, ...] | None) -> Iterator[str]:
         """As :meth:`Snapshot.find`, from the tree objects themselves: a directory's raw tree
-        is parsed only when it holds a subtree or a name with one of the ``endings`` (two
+        is parsed only when it holds a subtree or a name with one of the ``endings`` (a few
         substring searches of its bytes), so that a directory of 100,000 deltas costs a
         search of its tree object, not 100,000 entries made and looked at in Python."""
         if self.commit is None:
             return
         from continuity_checks.core.git.objects import TREE, tree_entries  # history mode only
 
-        marks = None if endings is None else tuple(e.encode() + b"\0" for e in endings)
+        marks = None if endings is None else _marks(endings)
+        lowered = None if endings is None else tuple(e.lower() for e in endings)
         id_length = len(self.commit) // 2
         pending = [("", f"{self.commit}^{{tree}}")]
         while pending:
@@ -606,16 +640,18 @@ class CommitTree(Snapshot):
             if obj is None or obj.type != "tree" or obj.data is None:
                 continue
             data = obj.data
-            # every subtree entry starts with its mode "40000 "; a name may hold it too (a
-            # needless parse, never a missed file)
-            if marks is not None and b"40000 " not in data and not any(m in data for m in marks):
-                continue
+            # every subtree entry starts with its mode "40000 "; a name may hold it too, and the
+            # marks match in any case (a needless parse, never a missed file)
+            if marks is not None and b"40000 " not in data:
+                folded = data.lower()
+                if not any(m in folded for m in marks):
+                    continue
             prefix = f"{directory}/" if directory else ""
             for entry in tree_entries(data, id_length):
                 if entry.mode == TREE:
                     if entry.name not in skip:
                         pending.append((prefix + entry.name, entry.sha))
-                elif endings is None or entry.name.endswith(endings):
+                elif lowered is None or entry.name.lower().endswith(lowered):
                     path = prefix + entry.name
                     if entry.mode != _SYMLINK or not self.is_dir(path):
                         yield path  # a symlink to a directory is neither entered nor a file
@@ -636,10 +672,17 @@ class CommitTree(Snapshot):
         a directory of 100,000 does not parse all of them; a submodule there counts as absent,
         as it holds no file."""
         known = self._known.get(path)
+        if known is not None:
+            return known
+        alike = self._alike if self._alike is not None and self._alike.untouched(path) else None
+        known = None if alike is None else alike.answers.get(path)
         if known is None:
             known, literal = self._exists(path)
-            if literal:  # an answer found through a symlink changes with what it leads to
-                self._known[path] = known
+            if not literal:  # an answer found through a symlink changes with what it leads to
+                return known
+            if alike is not None:
+                alike.answers[path] = known
+        self._known[path] = known
         return known
 
     def _exists(self, path: str) -> tuple[bool, bool]:
@@ -684,43 +727,3 @@ class CommitTree(Snapshot):
     def resolve(self, path: str) -> str | Unreadable:
         found = self._resolve(path)
         return found if isinstance(found, Unreadable) else found[0]
-
-
-class Known:
-    """What :meth:`CommitTree.exists` and the look-up of a file's blob answered in the tree of
-    the commit a walk is at, carried to the next commit's tree when that commit is its child,
-    less the paths the child changes: a look-up a walk repeats at every commit (a project's
-    PROJECT.md and AGENTS.md, a delta's twin) is asked of git once. A path that is, or was, a
-    symlink takes every answer below it along."""
-
-    def __init__(self) -> None:
-        self.at: str | None = None
-        self.answers: dict[str, bool] = {}
-        self.blobs: dict[str, tuple[str, str] | Unreadable] = {}
-        self.dirs: dict[str, bool] = {}
-
-    def after(
-        self, commit: str, parent: str | None, changes: Iterable[tuple[str, str, str]]
-    ) -> Known:
-        """These answers, made ``commit``'s: its ``changes`` (``(path, old mode, new mode)``)
-        against ``parent`` taken out, or all of them when they were not ``parent``'s."""
-        if parent is None or parent != self.at:
-            self.answers, self.blobs, self.dirs = {}, {}, {}
-        else:
-            for path, old_mode, new_mode in changes:
-                self.answers.pop(path, None)
-                self.blobs.pop(path, None)
-                self.dirs.pop(path, None)
-                # a directory comes and goes with what is added to it or deleted from it
-                directory = path.rpartition("/")[0] if not (old_mode and new_mode) else ""
-                while directory:
-                    for kept in (self.answers, self.blobs, self.dirs):
-                        kept.pop(directory, None)
-                    directory = directory.rpartition("/")[0]
-                if _SYMLINK in (old_mode, new_mode):
-                    below = f"{path}/"
-                    for kept in (self.answers, self.blobs, self.dirs):
-                        for key in [k for k in kept if k.startswith(below)]:
-                            del kept[key]
-        self.at = commit
-        return self

@@ -195,9 +195,15 @@ class Problem:
 
 
 def load(
-    data: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH, first_line: int = 1
+    data: bytes,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    first_line: int = 1,
+    lone_surrogates: bool = False,
 ) -> Document | Problem:
-    """Decode and parse ``data`` strictly. Never raises for any input."""
+    """Decode and parse ``data`` strictly. Never raises for any input. ``lone_surrogates``
+    accepts an unpaired surrogate escape (``"\\ud83d"``) as JavaScript's ``JSON.parse`` does,
+    for files whose writer is JavaScript (``JSON.stringify`` writes one so)."""
     if data.startswith(UTF8_BOM):
         return Problem(cc.BOM, "expected JSON text, found a UTF-8 byte order mark", first_line, 1)
     try:
@@ -212,7 +218,7 @@ def load(
             line,
             column,
         )
-    return parse(text, max_depth=max_depth, first_line=first_line)
+    return parse(text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates)
 
 
 class _TooDeep(Exception):
@@ -225,9 +231,10 @@ class _Surrogate(Exception):
         self.pointer = pointer
 
 
-def _strict_value(text: str, max_depth: int) -> object:
+def _strict_value(text: str, max_depth: int, lone_surrogates: bool = False) -> object:
     """The value of ``text`` under every rule of strict JSON, or the exception that says which
     rule it breaks: the one definition of strict, shared by :func:`accepts` and :func:`parse`.
+    ``lone_surrogates`` lifts the one rule about unpaired surrogate escapes.
 
     Raises ``json.JSONDecodeError`` (syntax), ``ValueError`` (a number Python refuses),
     ``RecursionError``, :class:`_DuplicateKey`, :class:`_NonStandard`, :class:`_TooDeep` and
@@ -247,14 +254,16 @@ def _strict_value(text: str, max_depth: int) -> object:
         deep = _too_deep(value, max_depth)
         if deep is not None:
             raise _TooDeep(deep)
-    if "\\u" in text:  # a lone surrogate can only come from an escape
-        bad = _lone_surrogate(value)
+    if not lone_surrogates and "\\u" in text:  # a lone surrogate can only come from an escape
+        bad = lone_surrogate(value)
         if bad is not None:
             raise _Surrogate(bad)
     return value
 
 
-def accepts(data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[str, object] | None:
+def accepts(
+    data: bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, lone_surrogates: bool = False
+) -> tuple[str, object] | None:
     """The text and value of ``data`` when :func:`load` would accept it, else None: the same
     rules without positions, messages or the compact proof, for callers that only need to know
     (history mode reads thousands of versions)."""
@@ -262,7 +271,7 @@ def accepts(data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[str, objec
         return None
     try:
         text = data.decode("utf-8")
-        return text, _strict_value(text, max_depth)
+        return text, _strict_value(text, max_depth, lone_surrogates)
     except (
         ValueError,
         RecursionError,
@@ -275,7 +284,11 @@ def accepts(data: bytes, max_depth: int = DEFAULT_MAX_DEPTH) -> tuple[str, objec
 
 
 def parse(
-    text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, first_line: int = 1
+    text: str,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    first_line: int = 1,
+    lone_surrogates: bool = False,
 ) -> Document | Problem:
     """Parse already decoded text strictly. Never raises for any input.
 
@@ -286,7 +299,9 @@ def parse(
     if not _one_line(text):
         # pretty-printed: cannot be the compact encoding, so the fast path is not tried (it
         # would hold a second value and its encoding while the strict path runs: 3x the memory)
-        return parse_strictly(text, max_depth=max_depth, first_line=first_line)
+        return parse_strictly(
+            text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
+        )
     try:
         value, _ = _scan_once(text, 0)
         # NaN, Infinity and numbers beyond a double (read as infinities) raise here
@@ -302,7 +317,9 @@ def parse(
             huge = size >= _DOUBLE_DIGITS and _long_digit_run(text)
             if not huge and text.count("[") + text.count("{") <= max_depth:
                 return Document(text, value, first_line, True)
-    return parse_strictly(text, max_depth=max_depth, first_line=first_line)
+    return parse_strictly(
+        text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
+    )
 
 
 def _one_line(text: str) -> bool:
@@ -312,13 +329,17 @@ def _one_line(text: str) -> bool:
 
 
 def parse_strictly(
-    text: str, *, max_depth: int = DEFAULT_MAX_DEPTH, first_line: int = 1
+    text: str,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    first_line: int = 1,
+    lone_surrogates: bool = False,
 ) -> Document | Problem:
     """:func:`parse` without its fast path: the strict decoder's hooks on every object and
     number. The same answer as :func:`parse` for every text (the tests hold them together)."""
     doc = Document(text, None, first_line)
     try:
-        doc.value = _strict_value(text, max_depth)
+        doc.value = _strict_value(text, max_depth, lone_surrogates)
     except json.JSONDecodeError as exc:
         line, column = doc.line_col(exc.pos)
         return Problem(cc.SYNTAX, f"expected JSON, found an error: {exc.msg}", line, column)
@@ -399,7 +420,9 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
-def _lone_surrogate(value: object) -> str | None:
+def lone_surrogate(value: object) -> str | None:
+    """The pointer of the first string in document order (or of the object whose key) holding
+    an unpaired surrogate in ``value``, or None when every string is Unicode text."""
     stack: list[tuple[object, str]] = [(value, "")]
     while stack:
         node, ptr = stack.pop()
@@ -407,13 +430,34 @@ def _lone_surrogate(value: object) -> str | None:
             if _has_surrogate(node):
                 return ptr
         elif isinstance(node, dict):
-            for k, v in node.items():
-                if _has_surrogate(k):
-                    return ptr
-                stack.append((v, jp.append(ptr, k)))
+            if any(_has_surrogate(k) for k in node):
+                return ptr
+            stack.extend((v, jp.append(ptr, k)) for k, v in reversed(node.items()))
         elif isinstance(node, list):
-            stack.extend((v, jp.append(ptr, i)) for i, v in enumerate(node))
+            stack.extend((node[i], jp.append(ptr, i)) for i in range(len(node) - 1, -1, -1))
     return None
+
+
+def well_formed(value: object) -> object:
+    """``value`` with every unpaired surrogate in its strings and keys replaced by U+FFFD (what
+    a UTF-8 encoder of JavaScript writes for one), for consumers that need Unicode text (the
+    schema engine); ``value`` itself when it has none."""
+    if lone_surrogate(value) is None:
+        return value
+
+    def text(string: str) -> str:
+        return string.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+    def copy(node: object) -> object:
+        if isinstance(node, str):
+            return text(node)
+        if isinstance(node, dict):
+            return {text(k): copy(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [copy(v) for v in node]
+        return node
+
+    return copy(value)
 
 
 # --- the position scanner -------------------------------------------------------------------

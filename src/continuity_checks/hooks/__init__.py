@@ -39,6 +39,7 @@ KEYS = (
     "always_run",
     "pass_filenames",
     "require_serial",
+    "verbose",
     "minimum_pre_commit_version",
 )
 
@@ -59,6 +60,9 @@ class Hook:
     always_run: bool | None = None
     pass_filenames: bool | None = None
     require_serial: bool | None = None
+    #: every hook shows its output on a passing run too: pre-commit hides a passing hook's
+    #: output otherwise, and with it every warning and note (a user sets ``verbose: false``)
+    verbose: bool | None = True
     minimum_pre_commit_version: str | None = MINIMUM_PRE_COMMIT
 
     @property
@@ -113,7 +117,8 @@ CHECK = Hook(
     name="continuity check",
     description=(
         "Check the continuity files of every family in the staged files: strict JSON, schema, "
-        "file names, cross-file consistency. Files no family claims are ignored."
+        "file names, cross-file consistency. Files no family claims are named in a note, not "
+        "checked."
     ),
     # --staged: the history rules judge the commit being made, not only the pushed ones
     entry="continuity check --staged",

@@ -56,14 +56,41 @@ class CapturesFamily:
         if name == layout.MANIFEST:
             # OpenProgram's session backups (file_backups/<turn>/manifest.json) belong to the
             # sessions family: decided by the path's shape, since claims sees nothing else
-            grandparent = posixpath.basename(posixpath.dirname(directory))
-            return None if grandparent == "file_backups" else "manifest"
+            return None if layout.is_backup_dir(directory) else "manifest"
         if name.endswith(".reader.json") and len(name) > len(".reader.json"):
             return "reader"
         kind = _ANYWHERE.get(name)
         if kind is None and layout.is_decision_dir(directory):
             kind = _DECISION_ONLY.get(name)
         return kind
+
+    def unread(self, path: str) -> str | None:
+        """A file of a decision directory, or of a configured root, that the family does not
+        claim: no check of LoopX's files reads it."""
+        directory = path.rpartition("/")[0]
+        if _in_store(directory):
+            return None
+        if layout.is_decision_dir(directory) or (self.roots and self.roots.match(directory)):
+            return "in a LoopX capture directory, where no check reads them"
+        return None
+
+    def unjudged(self, item: Claimed, snapshot: Snapshot) -> str | None:
+        """A ``capture.json`` outside a decision directory is LoopX's only beside a
+        ``manifest.json`` (anything else of that name is not known to be ours): unjudged
+        otherwise."""
+        directory, _, name = item.path.rpartition("/")
+        if item.kind != "capture" or name != layout.CAPTURE or layout.is_decision_dir(directory):
+            return None
+        from continuity_checks.checks.captures import files  # see the top
+
+        if layout.is_backup_dir(directory):
+            return "in OpenProgram's file backups, copies of the user's files"
+        if files.has_manifest(snapshot, directory):
+            return None
+        return (
+            "no manifest.json beside them, and a capture.json is LoopX's only beside the "
+            "manifest that pins it (`continuity capture manifest DIR` writes one)"
+        )
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         if file.kind in _HASHING:
@@ -143,12 +170,12 @@ class CapturesFamily:
         findings.extend(_selection_consistency(readers))
         return findings
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The family files of ``path``'s directory in ``tree`` whose checks read ``path``: the
         kinds checked whole with their directory (manifests, readers, deliveries, cycle deltas,
         which name its other files), the ``capture.json`` a manifest makes ours, the necessary
-        view whose supporting pointers resolve in the capture, and else a decision's
-        projection, where the directory's completeness is reported. Decided from the path
+        view whose supporting pointers resolve in the capture, and a decision's projection,
+        where the directory's completeness is reported. Decided from the path
         alone, without reading ``tree``, for a path that no file of the family can name."""
         directory, _, name = path.rpartition("/")
         if not self._may_be_named(path, directory, name):
@@ -169,8 +196,11 @@ class CapturesFamily:
             if (entry in wanted or self.claims(prefix + entry) not in _UNREAD)
             and not tree.is_dir(prefix + entry)
         ]
-        if decision and not found and layout.PROJECTION in names:
-            found.append(prefix + layout.PROJECTION)
+        projection = prefix + layout.PROJECTION
+        if decision and layout.PROJECTION in names and projection not in found:
+            # the directory's completeness is reported there, also when the files found are
+            # unreadable in one of the two trees (a tree check skips an unread file)
+            found.append(projection)
         return found
 
     def _may_be_named(self, path: str, directory: str, name: str) -> bool:
@@ -207,7 +237,8 @@ class CapturesFamily:
         """What LoopX keeps at ``path`` that must not be a symlink (CX203): a capture file, or a
         ``decision-<id>`` directory. A ``manifest.json`` only beside a capture (a web app's
         manifest is none of ours): in a decision directory, or where either side of the commit
-        has a capture.json."""
+        has a capture.json; a ``capture.json`` only where file mode judges it (beside a manifest,
+        on either side)."""
         name = path.rpartition("/")[2]
         if _DECISION_DIR.fullmatch(name):
             inside = self.claims(f"{path}/{layout.DELIVERY}")
@@ -222,6 +253,10 @@ class CapturesFamily:
                 side.exists(capture) for side in (context.after, context.before)
             ):
                 return None
+        if kind == "capture" and all(
+            self.unjudged(Claimed(path, kind), side) for side in (context.after, context.before)
+        ):
+            return None
         return "a regular file"
 
 

@@ -20,6 +20,7 @@ from continuity_checks.checks.captures.layout import (
     PROJECTION,
     REQUIRED,
     Settings,
+    is_backup_dir,
     is_decision_dir,
 )
 from continuity_checks.core import pointer as jp
@@ -287,10 +288,10 @@ def _whole(value: object) -> int | None:
 # --- captures, projections and necessary views ------------------------------------------------
 
 
-def manifest_names(snapshot: Snapshot, directory: str, name: str) -> bool:
-    """Whether ``directory``'s manifest names ``name`` as its capture."""
-    data = snapshot.read(model.join(directory, MANIFEST))
-    return not isinstance(data, Unreadable) and names_capture(data, directory, name)
+def has_manifest(snapshot: Snapshot, directory: str) -> bool:
+    """Whether ``directory`` holds a manifest of ours: what makes a ``capture.json`` beside it
+    LoopX's (the manifest's own check says what is wrong with its pin)."""
+    return not is_backup_dir(directory) and snapshot.exists(model.join(directory, MANIFEST))
 
 
 def names_capture(data: bytes | None, directory: str, name: str) -> bool:
@@ -314,13 +315,12 @@ def check_document(
     """A capture (capture.json, a decision's projection.json), a necessary view
     (required-context.json) or a cycle base: strict JSON, requirement records, and in a
     necessary view the exact-sharing stubs. A capture.json outside a decision directory counts
-    only when a manifest beside it names it (anything else called capture.json is not ours)."""
+    only beside a manifest.json (anything else called capture.json is not known to be ours)."""
     c = Checker(path, snapshot, settings)
-    name = posixpath.basename(path)
     if (
         kind == "capture"
         and not is_decision_dir(c.directory)
-        and not manifest_names(snapshot, c.directory, name)
+        and not has_manifest(snapshot, c.directory)
     ):
         return []
     if kind == "capture" and escape(snapshot, c.directory, path) is not None:

@@ -168,7 +168,7 @@ def verify(directory: str) -> Result:
             "NOTHING_CHECKED",
             f"expected capture files under {directory} that continuity check reads (capture.json, "
             "manifest.json, *.reader.json, decision-<id>/, cycle deltas, under [captures] roots "
-            "when it is set), found none",
+            "when it is set), found none" + "".join(f"; {note}" for note in report.notes),
         )
     findings = [f.to_dict() for f in report.sorted_findings()]
     ok = report.errors == 0

@@ -36,6 +36,13 @@ def is_decision_dir(directory: str) -> bool:
     return posixpath.basename(directory).startswith("decision-")
 
 
+def is_backup_dir(directory: str) -> bool:
+    """Whether ``directory`` is a turn's directory of OpenProgram's session backups
+    (``file_backups/<turn>/``): its ``manifest.json`` is the sessions family's, and its other
+    files are copies of the user's."""
+    return posixpath.basename(posixpath.dirname(directory)) == "file_backups"
+
+
 @dataclass(frozen=True)
 class Settings:
     """The family's options, as the checks and the helper commands need them. Each default is

@@ -47,7 +47,10 @@ NAMED_MISSING = rule(
     required context, base and delta. Each must exist beside the file that names it: a capture
     that is gone cannot be re-read, and LoopX treats a missing original capture as a hard error
     ("restore, do not rerun").""",
-    hint="restore the file from history; a new observation belongs in a new directory",
+    hint="a file that was committed and deleted: restore it from the commit before its deletion "
+    "(`git log -1 -- <path>` names the deletion); a file never committed: add it (stage it, if it "
+    "is only in the work tree), or correct the name; a new observation belongs in a new "
+    "directory",
 )
 CAPTURE_DIGEST = rule(
     "CX104",

@@ -87,9 +87,23 @@ class DeltasFamily:
             return "legacy"
         if self.legacy_files.match(path):
             return "legacy"
+        if name.endswith(".json") and ".deltalayer/changes/" in path and _STORE in f"/{head}/":
+            return "nested"  # under changes/, in a subdirectory no reader enters (DL114)
         if name == "AGENTS.md":
             return "agents"
         return None
+
+    def unread(self, path: str) -> str | None:
+        """A file under a ``.deltalayer/`` directory that is not a delta, a temp file, the
+        legacy history or the store's lock: no reader of DeltaLayer's reads it."""
+        if ".deltalayer/" not in path or "/.deltalayer/" not in f"/{path}":
+            return None
+        from continuity_checks.checks.deltas.store import LOCK_NAME  # not at start-up
+
+        head, _, name = path.rpartition("/")
+        if name == LOCK_NAME and (head == ".deltalayer" or head.endswith("/.deltalayer")):
+            return None  # the advisory lock of `continuity delta`, git-ignored by `delta init`
+        return "in .deltalayer/, where DeltaLayer reads only changes/*.json and changes.jsonl"
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         return files.check_file(file, self.max_depth)
@@ -97,9 +111,11 @@ class DeltasFamily:
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
-        if ".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md")):
-            return ()  # most paths of a commit: no delta check reads them
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
+        if edited or (".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md"))):
+            # most paths of a commit: no delta check reads them; and the checks of other files
+            # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes
+            return ()
         if self._dependents is None:
             from continuity_checks.checks.deltas.depends import Dependents
 
@@ -126,6 +142,10 @@ class DeltasFamily:
         if self._history is None:
             return ()
         return self._history.finish(origins)
+
+
+#: the store's directory of deltas, framed by ``/`` on both sides
+_STORE = "/.deltalayer/changes/"
 
 
 def store_directory(path: str) -> str | None:

@@ -67,6 +67,15 @@ def check_file(file: FileInput, max_depth: int) -> list[Finding]:
         return findings
     if file.kind == "legacy":
         return check_legacy(file, max_depth)
+    if file.kind == "nested":
+        store = file.path[: file.path.rindex(".deltalayer/changes/") + len(".deltalayer/changes")]
+        return [
+            dl.NESTED.finding(
+                file.path,
+                f"expected a delta directly in {store}/ (DeltaLayer reads no subdirectory), "
+                f"found it in {file.path.rpartition('/')[0]}/",
+            )
+        ]
     if file.kind == "temp":
         return [
             dl.STRAY_TEMP.finding(
@@ -375,7 +384,8 @@ def project_roots(directories: Iterable[str]) -> set[str]:
 
 
 def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
-    deltas, others = _by_kind(claimed)
+    # a delta in a subdirectory (DL114) is no member of its project: no reader sees it
+    deltas, others = _by_kind(c for c in claimed if c.kind != "nested")
     findings = _twins(snapshot, deltas)
     directories = deltas.keys() | {path.rpartition("/")[0] for path in others}
     for project in sorted(project_roots(directories)):

@@ -277,12 +277,17 @@ def _ownership(
     if len(existing) <= 1:
         return []
     listed = ", ".join(f"{t.path} ({t.action})" for t in existing)
+    # the commit hook runs before the message exists: no trailer can help there
+    staged = commit.sha == STAGED
+    split = f"commit each conversation's delta in a commit of its own: keep {existing[0].path} "
     return [
         dl.SEVERAL_DELTAS.finding(
             existing[0].path,
             f"expected at most one existing delta changed without a {TRAILER} trailer, "
             f"found {len(existing)}: {listed}",
             commit=commit.sha,
+            hint=split + "in this one and stage the others for the next" if staged else None,
+            unstage=tuple(t.path for t in existing[1:]) if staged else (),
         )
     ]
 

@@ -119,6 +119,15 @@ STRAY_TEMP = rule(
     never became the delta; committing it publishes a half-written record.""",
     hint="delete the .tmp file (check the delta it belonged to is complete)",
 )
+NESTED = rule(
+    "DL114",
+    FAMILY,
+    "delta in a subdirectory of .deltalayer/changes",
+    """DeltaLayer reads the deltas directly in .deltalayer/changes/ and never enters a
+    subdirectory: a record one directory too deep is lost to every reader (`recent`, `older`,
+    `rebuild-context`), though it looks committed.""",
+    hint="move the file up into .deltalayer/changes/ (`git mv`), or delete it if it is a copy",
+)
 NOT_COMPACT = rule(
     "DL113",
     FAMILY,

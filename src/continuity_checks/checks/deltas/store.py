@@ -33,7 +33,7 @@ from typing import Any
 from continuity_checks.checks.deltas import naming, records, scaffold, timestamps
 from continuity_checks.checks.deltas.records import DeltaTimes, RecordError
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
-from continuity_checks.core import atomic, strict_json
+from continuity_checks.core import atomic, gitignore, strict_json
 from continuity_checks.core.confined_files import ConfinedFiles, Refused
 from continuity_checks.core.strict_json import DEFAULT_MAX_FILE_BYTES
 
@@ -45,19 +45,14 @@ LEGACY_REL = ".deltalayer/changes.jsonl"
 LOCK_NAME = ".lock"
 """The lock file, in ``.deltalayer/``: neither ``*.json`` nor ``*.tmp``, so readers ignore it."""
 
-GITIGNORE = ".gitignore"
+GITIGNORE = gitignore.FILE_NAME
 GITIGNORE_ENTRY = f"{DELTALAYER_DIR}/{LOCK_NAME}"
 """The line ``init`` adds to ``.gitignore``, so that ``git add .`` never commits the lock."""
-_LOCK_PATTERNS = frozenset({GITIGNORE_ENTRY.encode(), b"/" + GITIGNORE_ENTRY.encode()})
 _MARKERS = tuple(marker.encode("utf-8") for marker in scaffold.MARKERS)
 
 
 def _has_marker(agents: bytes) -> bool:
     return any(marker in agents for marker in _MARKERS)
-
-
-def _ignores_lock(gitignore: bytes) -> bool:
-    return any(line.rstrip() in _LOCK_PATTERNS for line in gitignore.split(b"\n"))
 
 
 DEFAULT_LIMIT = 5
@@ -450,7 +445,7 @@ class DeltaStore:
         atomic.refuse_linked(self.root, self.changes_dir)
         if not self._done(self.agents_path, _has_marker):
             self._refuse_outside(self.agents_path)
-        if not self._done(self.root / GITIGNORE, _ignores_lock):
+        if not gitignore.names(self.root, GITIGNORE_ENTRY):
             self._refuse_outside(self.root / GITIGNORE)
 
     def _done(self, path: Path, done: Callable[[bytes], bool]) -> bool:
@@ -479,24 +474,8 @@ class DeltaStore:
         return f"appended continuity section to {self.agents_path}"
 
     def _ignore_lock(self) -> str | None:
-        """Make git ignore the lock file: create ``.gitignore`` or append one line to it.
-
-        Never rewrites the user's lines (the old bytes stay a prefix, CRLF is kept), writes
-        through a symlinked ``.gitignore``, and does nothing when a line already names the lock.
-        Returns the report line, or None when nothing changed.
-        """
-        path = self.root / GITIGNORE
-        entry = GITIGNORE_ENTRY.encode("utf-8")
-        if self._done(path, _ignores_lock):
-            return None
-        try:
-            current = self.files.read(path)
-        except FileNotFoundError:
-            return str(path) if self._create_missing(path, entry + b"\n") else None
-        newline = b"\r\n" if b"\r\n" in current else b"\n"
-        prefix = current if not current or current.endswith(b"\n") else current + newline
-        self.files.write(os.path.realpath(path), prefix + entry + newline)
-        return f"added {GITIGNORE_ENTRY} to {path}"
+        """Make git ignore the lock file (:func:`gitignore.add`); the report line, or None."""
+        return gitignore.add(self.root, GITIGNORE_ENTRY)
 
     def _create_missing(self, path: Path, data: bytes) -> bool:
         if os.path.lexists(path):

@@ -8,9 +8,12 @@ DECLARATION = Declaration(
     rules="continuity_checks.checks.provenance.rules",
     prefix="PV",
     summary="SHA256SUMS-style files, provenance manifests and the artifacts they pin",
-    # the default names of sums files and manifests; configured other names need their own
-    # `files` in the hook entry of .pre-commit-config.yaml
-    files=r"(^|/)(SHA256SUMS(\.txt)?|[^/]*\.sha256|PROVENANCE\.json|[^/]*\.provenance\.json)$",
+    # the default names of sums files (in any case) and manifests; configured other names need
+    # their own `files` in the hook entry of .pre-commit-config.yaml
+    files=(
+        r"(^|/)((?i:sha256sums)(\.(?i:txt))?|[^/]*\.sha256|PROVENANCE\.json"
+        r"|[^/]*\.provenance\.json)$"
+    ),
     hook_id="check-sha256sums",
     options=("sums-files", "manifests", "relative-to"),
     # an original's bytes never change: a commit that edits or deletes a listed file without

@@ -3,10 +3,11 @@
 Reads and the write go through :class:`~continuity_checks.core.confined_files.ConfinedFiles`
 (confined to the root, regular files only, within the size limit; the listed files hashed
 streamed, several at once, through its work tree), the write atomic: the sums file is replaced
-whole (temp file, fsync, rename) while an advisory lock beside it
-(``.<name>.lock``) keeps two writers from losing each other's lines. Existing bytes are kept
-exactly; new lines are GNU text lines in the file's own line ending (CRLF if its first line
-ends so, as DSH writes them).
+whole (temp file, fsync, rename) while an advisory lock beside it (``.<name>.lock``, which a
+line in the repository's ``.gitignore`` keeps out of commits, as ``delta init`` does for its
+lock) keeps two writers from losing each other's lines. Existing bytes are kept exactly; new
+lines are GNU text lines in the file's own line ending (CRLF if its first line ends so, as DSH
+writes them).
 
 A path that is listed already is left alone when its bytes still hash to the listed digest (so
 the command can be run again), and refused when they do not: a listing is a promise that those
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from continuity_checks.checks.provenance import listed, sums
-from continuity_checks.core import atomic
+from continuity_checks.core import atomic, gitignore
 from continuity_checks.core.confined_files import ConfinedFiles
 from continuity_checks.core.hashing import Digest
 from continuity_checks.core.snapshot import Unreadable, confine
@@ -36,6 +37,8 @@ class Added:
     """The lines appended, without line endings."""
     unchanged: list[str] = field(default_factory=list)
     """Paths that were listed already with the same digest."""
+    ignored: str | None = None
+    """The lock's root-relative path, when a line for it was added to ``.gitignore``."""
 
 
 def add(
@@ -67,8 +70,14 @@ def add(
         raise AddError(f"{directory}: expected an existing directory for the sums file")
     base = f"{root}/{directory}" if directory else str(root)
     confined.writable(f"{base}/{name}")  # Refused: never written through a symlink
-    with atomic.locked(f"{base}/.{name}.lock", lock_timeout):
-        return _add_locked(confined, wanted, target, f"{base}/{name}", relative_to)
+    lock = f".{name}.lock"
+    # the lock stays beside the listing, whatever the outcome: git is told to ignore it first
+    entry = f"{directory}/{lock}" if directory else lock
+    ignored = entry if gitignore.add(root, entry) is not None else None
+    with atomic.locked(f"{base}/{lock}", lock_timeout):
+        added = _add_locked(confined, wanted, target, f"{base}/{name}", relative_to)
+    added.ignored = ignored
+    return added
 
 
 def _add_locked(

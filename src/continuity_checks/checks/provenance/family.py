@@ -33,6 +33,10 @@ _CONSEQUENCES = frozenset({rules.MISSING.id, rules.MISMATCH.id, rules.SIZE.id})
 _CAUSES = frozenset({rules.ORIGINAL_CHANGED.id, rules.ORIGINAL_EXEMPTED.id})
 
 DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
+#: the default names of a sums file, which are claimed in any case (``sha256sums.txt``) while
+#: ``sums-files`` is not configured
+ANY_CASE = frozenset({"sha256sums", "sha256sums.txt"})
+#: what every case of those names ends with, for the search of a tree: the last two letters
 DEFAULT_MANIFESTS = ("PROVENANCE.json", "*.provenance.json")
 
 
@@ -68,10 +72,17 @@ def _endings(names: Globs, paths: Globs) -> tuple[str, ...] | None:
     return tuple(found)
 
 
+def _any_case(path: str) -> bool:
+    """Whether the file name of ``path`` is a default name of a sums file, in any case."""
+    return path[-1:] in "sStT" and path.rpartition("/")[2].lower() in ANY_CASE
+
+
 class ProvenanceFamily:
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
-        self.sums_names, self.sums_paths = _split(_globs(config, "sums-files", DEFAULT_SUMS))
+        sums = _globs(config, "sums-files", DEFAULT_SUMS)
+        self.sums_names, self.sums_paths = _split(sums)
+        self.any_case = sums == DEFAULT_SUMS
         self.manifest_names, self.manifest_paths = _split(
             _globs(config, "manifests", DEFAULT_MANIFESTS)
         )
@@ -107,13 +118,14 @@ class ProvenanceFamily:
     def claims(self, path: str) -> str | None:
         endings = self.listing_endings
         if endings is not None and not path.endswith(endings):
-            return None  # one test instead of four patterns, for almost every path of a run
+            # one test instead of four patterns, for almost every path of a run
+            return "sums" if self.any_case and _any_case(path) else None
         name = path.rpartition("/")[2]
         if self.manifest_names.match(name) or self.manifest_paths.match(path):
             return "manifest"
         if self.sums_names.match(name) or self.sums_paths.match(path):
             return "sums"
-        return None
+        return "sums" if self.any_case and _any_case(path) else None
 
     def listings(self, tree: Snapshot) -> Iterator[tuple[str, str]]:
         """Every sums file and manifest in ``tree`` as ``(path, kind)``, found by the snapshot
@@ -145,7 +157,7 @@ class ProvenanceFamily:
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return ()
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The listings of ``tree`` that name ``path`` (a sums entry, or an artifact kept in the
         repository): a dictionary look-up in the index the history checks keep of every listing
         (:attr:`history.Pins.named`), read from the whole tree once per run and moved by each

@@ -50,7 +50,7 @@ def verify_entries(
 ) -> list[Finding]:
     """Duplicates, escaping paths, missing files and mismatches of a sums file's entries."""
     findings: list[Finding] = []
-    first_line: dict[str, int] = {}
+    first: dict[str, sums.Entry] = {}
     to_hash: list[tuple[sums.Entry, str]] = []
     for entry in entries:
         target = listed.resolve(path, entry.path, relative_to)
@@ -67,18 +67,11 @@ def verify_entries(
                 )
             )
             continue
-        earlier = first_line.get(target.resolved)
+        earlier = first.get(target.resolved)
         if earlier is not None:
-            findings.append(
-                pv.DUPLICATE.finding(
-                    path,
-                    f"expected each path once, found {named(entry.path)} again "
-                    f"(first on line {earlier})",
-                    line=entry.line,
-                )
-            )
+            findings.append(_duplicate(path, entry, earlier))
             continue
-        first_line[target.resolved] = entry.line
+        first[target.resolved] = entry
         to_hash.append((entry, target.resolved))
     digests = listed.hash_all(snapshot, [resolved for _, resolved in to_hash])
     for (entry, resolved), digest in zip(to_hash, digests, strict=True):
@@ -89,6 +82,7 @@ def verify_entries(
                         path,
                         f"expected the listed file {named(entry.path)}, found no such file",
                         line=entry.line,
+                        hint=listed.read_otherwise(snapshot, path, entry.path, relative_to),
                     )
                 )
             else:
@@ -103,3 +97,21 @@ def verify_entries(
                 )
             )
     return findings
+
+
+def _duplicate(path: str, entry: sums.Entry, earlier: sums.Entry) -> Finding:
+    """A second line for one path: PV105 when its digest differs from the first line's (one of
+    the two fails, whatever the file holds), PV109 when it repeats it (sha256sum -c passes both)."""
+    if entry.digest != earlier.digest:
+        return pv.DUPLICATE.finding(
+            path,
+            f"expected each path once, found {named(entry.path)} again with another digest "
+            f"(first on line {earlier.line}: {earlier.digest}; here {entry.digest})",
+            line=entry.line,
+        )
+    return pv.REPEATED.finding(
+        path,
+        f"expected each path once, found {named(entry.path)} again with the same digest "
+        f"(first on line {earlier.line})",
+        line=entry.line,
+    )

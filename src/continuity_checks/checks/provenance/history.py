@@ -88,12 +88,20 @@ class Listed:
             return _under(artifact, "in_repository"), '"in_repository": false'
         return _under(artifact, "role"), f"the role {quote(self.role)}"
 
-    def finding(self, rule: Rule, message: str, commit: str) -> Finding:
+    def finding(
+        self, rule: Rule, message: str, commit: str, unstage: tuple[str, ...] = ()
+    ) -> Finding:
         line, column = self.line, None
         if self.doc is not None and self.pointer is not None:
             line, column = self.doc.position(self.pointer)
         return rule.finding(
-            self.listing, message, line=line, column=column, pointer=self.pointer, commit=commit
+            self.listing,
+            message,
+            line=line,
+            column=column,
+            pointer=self.pointer,
+            commit=commit,
+            unstage=unstage,
         )
 
 
@@ -283,7 +291,7 @@ def check_commit(
         for path, entry in after.items()
         if path not in before and answered.get(path) != entry.digest
     ]
-    findings.extend(_verify(context.after, to_verify, sha))
+    findings.extend(_verify(context.after, to_verify, sha, family.relative_to))
     findings.extend(_originals(context.before, context.after, kept_originals, sha))
     seen = {entry.path for entry in kept_originals}
     findings.extend(_pinned(context, pins, [c for c in touched if c[0].path not in seen]))
@@ -355,6 +363,7 @@ def _pinned(
             f"{named(entry.written)}: expected the original's bytes to stay ({expected}), "
             f"found {found}",
             sha,
+            unstage=(change.path,),  # the commit changed the original, not its listing
         )
 
 
@@ -412,19 +421,25 @@ def _exempted(exempted: list[tuple[Listed, Listed]], sha: str) -> Iterator[Findi
         )
 
 
-def _verify(after: Snapshot, new_entries: list[Listed], sha: str) -> Iterator[Finding]:
+def _verify(
+    after: Snapshot, new_entries: list[Listed], sha: str, relative_to: str
+) -> Iterator[Finding]:
     """New entries name a file that exists at this commit and matches."""
     checked = [e for e in new_entries if e.stored]
     digests = listed.hash_all(after, [e.path for e in checked])
     for entry, digest in zip(checked, digests, strict=True):
         if isinstance(digest, Unreadable):
             if digest.rule is cc.UNREADABLE and not after.exists(entry.path):
-                yield entry.finding(
+                found = entry.finding(
                     pv.MISSING,
                     f"expected the listed file {named(entry.written)} in this commit, "
                     "found no such file",
                     sha,
                 )
+                if entry.pointer is None:  # a sums entry: relative-to applies to it
+                    how = listed.read_otherwise(after, entry.listing, entry.written, relative_to)
+                    found = replace(found, hint=how or found.hint)
+                yield found
             else:
                 yield digest.finding(entry.listing, line=entry.line, commit=sha)
         elif digest.hex != entry.digest:

@@ -41,6 +41,32 @@ def resolve(listing: str, written: str, relative_to: str) -> Target:
     return Target(written, confine(written))
 
 
+def read_otherwise(snapshot: Snapshot, listing: str, written: str, relative_to: str) -> str | None:
+    """The hint for a listed path that names no file but names one when read the other way
+    (relative to the listing's directory instead of the root, or the reverse); None if not."""
+    other = "root" if relative_to == "sums-file" else "sums-file"
+    found = resolve(listing, written, other).resolved
+    if (
+        not isinstance(found, str)
+        or found == resolve(listing, written, relative_to).resolved
+        or not snapshot.exists(found)
+    ):
+        return None
+    if other == "sums-file":
+        return (
+            f"{found} exists: the path is read relative to the root, and this listing names "
+            f"its files relative to its own directory (as `cd {posixpath.dirname(listing)} && "
+            f"sha256sum FILE > {posixpath.basename(listing)}` writes them): set relative-to = "
+            '"sums-file" in the provenance options ([provenance] in .continuity.toml, '
+            "[tool.continuity.provenance] in pyproject.toml)"
+        )
+    return (
+        f"{found} exists: the path is read relative to the listing's directory "
+        '(relative-to = "sums-file"), and this listing names its files relative to the root: '
+        'set relative-to = "root", or write the path relative to the listing'
+    )
+
+
 class _Failed(Exception):
     def __init__(self, unreadable: Unreadable) -> None:
         super().__init__(unreadable.message)

@@ -5,6 +5,7 @@ listed path that leads outside the root is the core rule CC010, and a listed fil
 read (or is over the size limit) is CC001 (CC008): the same rules every family reports them with.
 """
 
+from continuity_checks.core.findings import Severity
 from continuity_checks.core.rules import rule
 
 FAMILY = "provenance"
@@ -52,8 +53,9 @@ DUPLICATE = rule(
     "PV105",
     FAMILY,
     "path listed more than once",
-    """The same path appears twice in one listing. With two digests at most one can match; with
-    the same digest the second line only hides the first. Each artifact is listed once.""",
+    """The same path appears twice in one listing: in a sums file with two digests, of which at
+    most one can match (sha256sum -c fails the other); in a manifest, whatever the digests. A sums
+    file's line that repeats an earlier line's digest is PV109. Each artifact is listed once.""",
     hint="keep one line per path",
 )
 SIZE = rule(
@@ -82,6 +84,16 @@ BAD_ORIGIN = rule(
     an artifact of the same manifest with role "original". Otherwise the chain from published
     derivative back to primary evidence is broken.""",
     hint="list the original in the manifest (in_repository: false when it is kept elsewhere)",
+)
+REPEATED = rule(
+    "PV109",
+    FAMILY,
+    "sums file lists a path twice with the same digest",
+    """Two lines of a sums file name the same path (`a` and `./a` count as the same) with the
+    same digest. sha256sum -c verifies both, so nothing fails; but the second line pins nothing
+    the first does not, and an edit of one of the two lines later leaves two digests (PV105).""",
+    severity=Severity.WARNING,
+    hint="delete the second line",
 )
 
 # --- history ----------------------------------------------------------------------------------

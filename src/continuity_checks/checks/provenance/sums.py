@@ -12,7 +12,8 @@ Forms (one per line; a file may mix them):
 - BSD tag ``SHA256 (<path>) = <hex>`` (also ``SHA256(<path>)= <hex>``), escaped the same way.
 
 Lines end in LF or CRLF (DSH writes CRLF); the CR is not part of the path. Lines starting with
-``#`` are comments (``sha256sum -c`` skips them); blank lines are skipped. Hex digits may be
+``#`` are comments (``sha256sum -c`` skips them); empty lines are skipped, and a line of only
+spaces or tabs is malformed, as ``sha256sum -c --strict`` finds it. Hex digits may be
 upper case. Paths are UTF-8 and may hold spaces and any other character; they are returned as
 written, and the caller decides what they are relative to.
 
@@ -94,7 +95,17 @@ def parse(data: bytes) -> Parsed:
             column = len(raw[: exc.start].decode("utf-8", "replace")) + 1
             result.bad_text.append(BadText(number, column))
             continue
-        if not text.strip() or text.startswith("#"):
+        if not text or text.startswith("#"):
+            continue
+        if not text.strip(_BLANKS):
+            result.malformed.append(
+                Malformed(
+                    number,
+                    1,
+                    "expected a checksum line, found only spaces or tabs (sha256sum -c --strict "
+                    "fails on it; an empty line is skipped)",
+                )
+            )
             continue
         found = parse_line(text, number, forms)
         if isinstance(found, Entry):

@@ -23,6 +23,8 @@ DECLARATION = Declaration(
         {"author_name", "author_email", "committer_name", "committer_email", "message"}
     ),
     every_commit=True,
+    # a session repository committed into a project as a nested repository (SS208)
+    gitlinks=True,
     # names seen and turns pending since the last turn commit: a sharded verify replays the
     # commits before the shard (see SessionsFamily.history_needed)
     history_state=True,

@@ -26,6 +26,7 @@ from continuity_checks.checks.sessions.tree import (
     BOUND,
     HOME_SESSION,
     REGISTRIES,
+    STATE_MARKERS,
     Registries,
     is_state_dir,
     last_node_file,
@@ -41,6 +42,8 @@ _IN_SESSION = re.compile(
 #: an entry of a sessions directory itself (a symlink in place of a session directory)
 _SESSION_ENTRY = re.compile(r"^(?P<dir>(?:.*/)?sessions/[^/]+)$")
 _MEMORY = re.compile(r"^(?P<state>(?:.*/)?)memory/(?P<rest>.+)$")
+#: a file at the top of a state directory: the root's, or a ``.openprogram*/`` directory's
+_STATE_DIR = re.compile(r"^(?:(?:.*/)?\.openprogram[^/]*/)?[^/]+$")
 _ARCHIVE = re.compile(r"^sources/openprogram/_v2/(?P<sid>[^/]+)\.md$")
 #: the warnings whose checks of one file read a session's meta.json, nodes or presence
 REGISTRY_RULES = frozenset(
@@ -62,7 +65,7 @@ class Dependents:
         self.quoting = bool(raised & QUOTING_RULES)
         self.markers = bool(raised & MARKER_RULES)
 
-    def of(self, path: str, tree: Snapshot) -> list[str]:
+    def of(self, path: str, tree: Snapshot, edited: bool) -> list[str]:
         found: list[str] = []
         inside = _IN_SESSION.match(path)
         if inside is not None:
@@ -84,20 +87,19 @@ class Dependents:
         memory = _MEMORY.match(path)
         if memory is not None:
             return self.reading_memory(tree, memory["state"], memory["rest"])
-        registry = next((r for r in REGISTRIES if path == r or path.endswith("/" + r)), None)
-        if registry is not None:
+        marker = next((m for m in STATE_MARKERS if path == m or path.endswith("/" + m)), None)
+        if marker is not None and (marker in REGISTRIES or _STATE_DIR.match(path)):
             # the registries of a state directory are read and judged together
-            state = path[: -len(registry)]
-            return [state + r for r in REGISTRIES if r != registry and tree.exists(state + r)]
+            state = path[: -len(marker)]
+            found = [state + r for r in REGISTRIES if r != marker and tree.exists(state + r)]
+            if not edited and not any(tree.exists(state + m) for m in STATE_MARKERS if m != marker):
+                # the marker alone tells a state directory from a project's (is_state_dir),
+                # and a project's sessions need its .gitignore: one session says which it is
+                found += one_session(tree, state + "sessions")
+            return found
         if path.endswith(".openprogram/.gitignore"):
             # [46] every session bound to the project reads it: one of them says so
-            sessions = path[: -len(".gitignore")] + "sessions"
-            listing = tree.list(sessions)
-            if not isinstance(listing, Unreadable):
-                for name in listing:
-                    found = session_files(tree, f"{sessions}/{name}/")
-                    if found:
-                        return found
+            return one_session(tree, path[: -len(".gitignore")] + "sessions")
         return found
 
     def states_of(self, tree: Snapshot, directory: str) -> list[str]:
@@ -168,6 +170,17 @@ class Dependents:
         if not tree.exists(state + "sessions/locations.json"):
             return {}
         return Registries(tree, state, self.max_depth, self.path_map).session_dirs()
+
+
+def one_session(tree: Snapshot, sessions: str) -> list[str]:
+    """One claimed file of the first session in the directory ``sessions`` that has one."""
+    listing = tree.list(sessions)
+    if not isinstance(listing, Unreadable):
+        for name in listing:
+            found = session_files(tree, f"{sessions}/{name}/")
+            if found:
+                return found
+    return []
 
 
 def session_files(tree: Snapshot, directory: str) -> list[str]:

@@ -24,6 +24,16 @@ if TYPE_CHECKING:
     from continuity_checks.checks.sessions.tree import Gather
 
 
+#: files OpenProgram writes under .openprogram/ that hold nothing a check can hold against
+#: anything: the install's owner, settings, the memory writer's workspace id, git's placeholders
+_CARRY_NOTHING = frozenset(
+    {"owner.json", "settings.json", "default-settings.json", "workspace-id", ".gitkeep"}
+)
+#: directories of a session that hold the user's files or a turn's context as given: a
+#: session's scratch space, the copies of a turn's file backups, the per-turn context views
+_USERS_FILES = frozenset({"workdir", "file_backups", "context"})
+
+
 class SessionsFamily:
     def __init__(self, config: Config) -> None:
         table = options(config, DECLARATION)
@@ -72,6 +82,18 @@ class SessionsFamily:
     #: by path alone (layout.claims), called as it is: one call less for every path of a run
     claims = staticmethod(layout.claims)
 
+    @staticmethod
+    def unread(path: str) -> str | None:
+        """A file under a ``.openprogram/`` directory that is none of OpenProgram's session
+        files, registries or memory files, nor one it writes with nothing to check
+        (:data:`_CARRY_NOTHING`, and the user's files under :data:`_USERS_FILES`)."""
+        if ".openprogram/" not in path or "/.openprogram/" not in f"/{path}":
+            return None
+        parts = path[path.rindex(".openprogram/") :].split("/")
+        if parts[-1] in _CARRY_NOTHING or not _USERS_FILES.isdisjoint(parts[1:-1]):
+            return None
+        return "in .openprogram/, where no check reads them"
+
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         if file.kind == layout.NODE:
             # held until the session's last node file arrives, then the session is checked
@@ -96,7 +118,7 @@ class SessionsFamily:
 
         return SessionsTree(snapshot, self.max_depth, self.path_map)
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The claimed files of ``tree`` whose checks read ``path``: one file of the session it
         is in (the session is judged whole), the registries and memory files that name that
         session, the sessions and topics a memory file's checks reach (see ``depends``)."""
@@ -107,7 +129,7 @@ class SessionsFamily:
             from continuity_checks.checks.sessions.depends import Dependents
 
             self._dependents = Dependents(self.max_depth, self.path_map, self.raised)
-        return self._dependents.of(path, tree)
+        return self._dependents.of(path, tree, edited)
 
     def same_cause(self, history: Finding, state: Finding) -> bool:
         """Whether ``history`` is SS205 (a commit writes an invalid node or meta.json, naming the

@@ -51,6 +51,12 @@ SUBJECTS = re.compile(
 )
 AGENT_SUBJECTS = re.compile(r"^(?:\[agent .{1,8}\] .{1,60}|Revert agent commit [0-9a-f]{8})$")
 AGENT_FIRST = ("openprogram: baseline (pre-existing files)", "openprogram: project init")
+#: the shadow-git store (``<state>/shadow-git/<hash>/``): its empty root commit, the pre-turn
+#: images of files it has not seen, and a turn ``[<turn id[:8]>] <first line of the user text>``
+SHADOW_ROOT = "shadow-git: init"
+SHADOW_BASELINE = "[baseline] pre-turn images"
+SHADOW_SUBJECTS = re.compile(r"^(?:\[baseline\] pre-turn images|\[[^\]\n]{1,8}\] .+)$")
+GITLINK = "160000"
 TURN = re.compile(r"^turn(?: \(error\))?(?::|$)")
 PENDING_KEPT = 64  # turns remembered between turn commits (more is reported long before)
 
@@ -62,6 +68,9 @@ class History:
     def __init__(self, max_depth: int) -> None:
         self.max_depth = max_depth
         self.session_repo: bool | None = None
+        #: the repository is OpenProgram's shadow-git store (its root commit or a baseline
+        #: commit is in the run)
+        self.shadow_repo = False
         self.names: dict[str, str] = {}
         #: [34] top-level user nodes since the last turn commit -> whether an llm node answered
         self.pending: dict[str, bool] = {}
@@ -96,6 +105,9 @@ class History:
             self.turn_known = True
         if self.session_repo is None:
             self.session_repo = is_session_repo(context)
+            self.shadow_repo = not context.commit.parents and context.commit.subject == SHADOW_ROOT
+        if not self.session_repo and context.commit.subject == SHADOW_BASELINE:
+            self.shadow_repo = True  # a subject only the shadow-git store writes
         fields = context.commit.fields
         links = symlinks.committed(context, lambda path: kept(path, context, self.session_repo))
         found = [symlinks.finding(ss.SYMLINK, link, context) for link in links]
@@ -107,6 +119,8 @@ class History:
         found += sources_appended(context, tuple(link.path for link in links))
         if self.session_repo:
             return found + self._session(context, fields)
+        if self.shadow_repo:
+            return found + shadow_commit(context, fields)
         return found + project_commit(context, fields, first)
 
     # --- session repositories --------------------------------------------------------------------
@@ -571,6 +585,11 @@ def project_commit(
         )
         if not ok:
             where = " (only as the first commit)" if subject in AGENT_FIRST else ""
+            if SHADOW_SUBJECTS.match(subject):  # a shadow-git store's, if the range began later
+                where = (
+                    f" (verify took this for a project repository: the range does not start at "
+                    f'a root commit "{SHADOW_ROOT}"; in a shadow-git store, verify from its root)'
+                )
             findings.append(
                 ss.AGENT_SUBJECT.finding(
                     ".",
@@ -580,6 +599,27 @@ def project_commit(
                 )
             )
     return findings
+
+
+def shadow_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Finding]:
+    """[48] in OpenProgram's shadow-git store (not the user's repository: [47] does not apply),
+    the agent identity commits the store's root commit and turns only."""
+    commit = context.commit
+    identity = _identity(fields)
+    if commit.sha == STAGED or AGENT_IDENTITY not in (identity["author"], identity["committer"]):
+        return []
+    if SHADOW_SUBJECTS.match(commit.subject) or (
+        commit.subject == SHADOW_ROOT and not commit.parents
+    ):
+        return []
+    return [
+        ss.AGENT_SUBJECT.finding(
+            ".",
+            f'expected a shadow-git store subject ("{SHADOW_ROOT}" as the root commit, '
+            f'"[baseline] pre-turn images" or "[<turn id>] <text>"), found {quote(commit.subject)}',
+            commit=commit.sha,
+        )
+    ]
 
 
 def state_committed(context: CommitContext, run_start: bool = False) -> list[Finding]:
@@ -605,6 +645,8 @@ def state_committed(context: CommitContext, run_start: bool = False) -> list[Fin
         ]
     first = kept[0]
     verb = "adds" if first.status == "A" else "changes"
+    if first.new_mode == GITLINK:  # git add -A took a session repository once .gitignore went
+        verb += " the nested repository (a gitlink)"
     more = f" and {len(kept) - 1} more" if len(kept) > 1 else ""
     return [
         ss.PROJECT_STATE_COMMITTED.finding(

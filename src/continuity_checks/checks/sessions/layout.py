@@ -106,7 +106,7 @@ def relevant(path: str) -> bool:
     name = path.rpartition("/")[2]
     return (
         "history/" in path
-        or name == "meta.json"
+        or name in ("meta.json", "projects.json", "owner.json")
         or "memory/" in path
         or "sessions/" in path
         or "file_backups/" in path

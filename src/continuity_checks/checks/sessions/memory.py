@@ -180,7 +180,7 @@ def check_topic(path: str, data: bytes, snapshot: Snapshot) -> Topic:
     lines = text.split("\n")
     directory = path.rpartition("/")[0]
     resolvable: dict[str, bool] = {}
-    anchors: dict[str, set[str] | None] = {}
+    anchors: dict[str, set[str] | str | None] = {}
     for number, line in enumerate(lines, 1):
         if not line.startswith("[^") or "]:" not in line:
             continue
@@ -211,7 +211,16 @@ def check_topic(path: str, data: bytes, snapshot: Snapshot) -> Topic:
             if target not in anchors:
                 anchors[target] = _anchors(snapshot, target)
             found = anchors[target]
-            if found is None:
+            if isinstance(found, str):
+                findings.append(
+                    ss.TOPIC.finding(
+                        path,
+                        f"expected the source archive {show_quote(link[2])} as a file, found "
+                        f"{found}",
+                        line=number,
+                    )
+                )
+            elif found is None:
                 findings.append(
                     ss.TOPIC.finding(
                         path,
@@ -264,7 +273,12 @@ def _join(directory: str, relative: str) -> str:
     return "/".join(parts)
 
 
-def _anchors(snapshot: Snapshot, path: str) -> set[str] | None:
+def _anchors(snapshot: Snapshot, path: str) -> set[str] | str | None:
+    """The anchors of the archive at ``path``; None when there is none, or why it is not read:
+    OpenProgram never writes an archive as a symlink (SS211), and what one leads to is not the
+    archive, so a topic's link through it is judged by the link alone."""
+    if linked(snapshot, path):
+        return "a symlink"
     data = snapshot.read(path)
     if isinstance(data, Unreadable):
         return None
@@ -272,3 +286,16 @@ def _anchors(snapshot: Snapshot, path: str) -> set[str] | None:
     return set(re.findall(r'<a id="([^"]+)"></a>', text)) | set(
         re.findall(r'id="(d\d+-\d+)"', text)
     )
+
+
+def linked(snapshot: Snapshot, path: str) -> bool:
+    """Whether ``path`` or a directory on the way to it is a symlink, whether or not it leads
+    anywhere (what it leads to must not change the answer)."""
+    parts = path.split("/")
+    for end in range(1, len(parts) + 1):
+        step = "/".join(parts[:end])
+        if not snapshot.exists(step):
+            return False
+        if snapshot.resolve(step) != step:
+            return True
+    return False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from continuity_checks.core.snapshot import Snapshot, Unreadable, confine
@@ -46,3 +46,19 @@ class PathMap:
                     return Unresolved(f"path-map sends it to {joined}: {confined.message}")
                 return confined
         return Unresolved("no path-map prefix matches it")
+
+
+def inferred_home(snapshot: Snapshot, home: str, paths: Iterable[str]) -> str | None:
+    """The absolute path of ``home`` (the root-relative directory holding a state directory)
+    where no default project records it: the start of a project's absolute path whose rest
+    names a directory below ``home`` holding ``.openprogram/`` (the longest such rest, of the
+    first path in order that has one); None when none does."""
+    for path in sorted(paths):
+        parts = [p for p in path.split("/") if p]
+        if not path.startswith("/") or any(p in (".", "..") for p in parts):
+            continue
+        for cut in range(len(parts)):
+            rest = "/".join(parts[cut:])
+            if snapshot.is_dir(f"{home}/{rest}/.openprogram" if home else f"{rest}/.openprogram"):
+                return "/" + "/".join(parts[:cut])
+    return None

@@ -56,8 +56,10 @@ BAD_HEAD = rule(
     "SS105",
     FAMILY,
     "meta.json head_id missing or not a node",
-    """[5] meta.json always has head_id, null or the id of a node in history/. A head that names no
-    node leaves the session with no current branch.""",
+    """[5] meta.json always has head_id: null, the id of a node in history/, or "ROOT", which
+    rewind_to writes when it rewinds to the first message (the next turn then starts as in a
+    fresh session), whether or not a ROOT node is seeded. A head that names no node leaves the
+    session with no current branch.""",
     hint="point head_id at an existing node (the last reply of the current branch)",
 )
 HEAD_IS_SUMMARY = rule(
@@ -315,9 +317,15 @@ UNRESOLVED_PATH = rule(
     "absolute path resolves to nothing here",
     """A state directory is checked away from the machine that wrote it: absolute paths in
     locations.json, projects.json and node metadata (project_commit.repo, shadow_git.repo) are
-    read through the [sessions] path-map option (by default the default project's path maps to
-    the directory holding .openprogram/, and a bound session's work_dir to its project). A path
-    that maps nowhere, outside the checked root, or to nothing is reported, not followed.""",
+    read through the [sessions] path-map option. By default the default project's path (the
+    home directory; before the first ad-hoc chat creates that project, the home inferred from a
+    bound project found below it) maps to the directory holding .openprogram/, and node metadata
+    is read as the registries of the state directory keeping the session read theirs; a bound
+    session with no such state directory in the checked tree reads its work_dir, or else the
+    one repository its project_commit stamps name, as its project directory. A shadow_git
+    stamp's store is in the state directory keeping the session: with none in the checked tree
+    it is reported here. A path that maps nowhere, outside the checked root, or to nothing is
+    reported, not followed.""",
     severity=W,
     hint='map the prefix in .continuity.toml: [sessions] path-map = { "/home/alice" = "." }',
 )
@@ -333,9 +341,12 @@ PROJECTS_SHAPE = rule(
 DEFAULT_PROJECT = rule(
     "SS135",
     FAMILY,
-    "not exactly one default project, or a malformed project id",
-    """[43] Exactly one project has is_default, with id "default"; other ids match
-    ^proj_[0-9a-f]{8}$.""",
+    "more than one default project, or a malformed project id",
+    """[43] At most one project has is_default, with id "default"; other ids match
+    ^proj_[0-9a-f]{8}$. The spec says exactly one, but OpenProgram creates the default project
+    lazily, at the first ad-hoc chat: a state directory that has only held project-bound sessions
+    has none, and its absolute paths are then read with the home directory inferred from a
+    bound project found in the checked tree (see SS133).""",
     hint='keep one default project with id "default"; name others proj_<8 hex>',
 )
 PROJECT_ID_HASH = rule(
@@ -464,7 +475,9 @@ PROJECT_STATE_COMMITTED = rule(
     """[47] OpenProgram keeps its state out of the user's repository (.openprogram/.gitignore is
     "*"); a commit that brings .openprogram/ in pollutes the user's history with session state.
     Every path the commit adds or changes under the project's top-level .openprogram/ counts,
-    whether it is a session file or not (settings.json); a deletion there is the cure.""",
+    whether it is a session file or not (settings.json), and so does a session repository
+    committed as a nested repository (a gitlink: git add -A once .openprogram/.gitignore is
+    lost); a deletion there is the cure.""",
     severity=W,
     hint="git rm -r --cached .openprogram and restore .openprogram/.gitignore",
 )
@@ -474,7 +487,12 @@ AGENT_SUBJECT = rule(
     "agent commit with a subject OpenProgram does not write",
     """[48] Commits by OpenProgram Agent <agent@openprogram.local> are "[agent <sid[:8]>] <60
     chars>", "Revert agent commit <8 hex>", or, as the repository's first commit only,
-    "openprogram: baseline (pre-existing files)" or "openprogram: project init".""",
+    "openprogram: baseline (pre-existing files)" or "openprogram: project init". In
+    OpenProgram's shadow-git store (<state>/shadow-git/<hash>/, recognised by its root commit
+    "shadow-git: init" or a "[baseline] pre-turn images" commit in the range), they are
+    "shadow-git: init" as the root commit, "[baseline] pre-turn images" and
+    "[<turn id[:8]>] <text>"; a range of a store that holds neither is taken for a project
+    repository, and the finding says so.""",
     severity=W,
     hint="commit your own changes under your own identity",
 )
@@ -568,11 +586,13 @@ PROJECT_COMMIT = rule(
     """[49] An llm node's metadata.project_commit {repo, sha} names an existing commit of the
     project repository whose subject starts with [agent <session id[:8]>] and whose author or
     committer is OpenProgram Agent <agent@openprogram.local>; metadata.shadow_git {repo, before,
-    after} names commits of the shadow repository. Read through the snapshot: loose objects and
-    version-2 pack indexes, a commit stored as a delta rebuilt from its base wherever the
-    repository keeps it (the same pack, another pack, loose); an object that cannot be rebuilt
-    into a commit, or that lies in a file the tool will not read (a pack over
-    limits.max-file-bytes), is reported too.""",
+    after} names commits of the shadow-git store of the project repo, which OpenProgram keeps
+    in <state>/shadow-git/<first 16 hex digits of sha256(normpath(repo))>/ of the state
+    directory keeping the session (repo is the project, not the store). Read through the
+    snapshot: loose objects and version-2 pack indexes, a commit stored as a delta rebuilt from
+    its base wherever the repository keeps it (the same pack, another pack, loose); an object
+    that cannot be rebuilt into a commit, or that lies in a file the tool will not read (a pack
+    over limits.max-file-bytes), is reported too.""",
     severity=W,
     hint="the project's history was rewritten after the turn: re-stamp or drop the metadata",
 )

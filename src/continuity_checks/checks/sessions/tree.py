@@ -11,11 +11,12 @@ from dataclasses import replace
 from typing import NamedTuple
 from urllib.parse import quote as url_quote
 
-from continuity_checks.checks.sessions import files, gitobjects, layout, memory, nodes
+from continuity_checks.checks.sessions import files, layout, memory, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.checks.sessions.common import read_json
 from continuity_checks.checks.sessions.nodes import Node
-from continuity_checks.checks.sessions.pathmap import PathMap, Unresolved
+from continuity_checks.checks.sessions.pathmap import PathMap, Unresolved, inferred_home
+from continuity_checks.checks.sessions.stamps import check_commit_stamps
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote, show
@@ -152,6 +153,8 @@ class SessionsTree:
 
 
 REGISTRIES = ("sessions/index.json", "sessions/locations.json", "projects/projects.json")
+#: The files that make a ``.openprogram/`` directory a state directory (:func:`is_state_dir`).
+STATE_MARKERS = (*REGISTRIES, "owner.json")
 
 
 def _state_dir(path: str) -> str:
@@ -406,9 +409,13 @@ def check_session(
             # a session checked on its own names repositories outside the root: without a
             # path-map saying where they are, each is SS133 (not checked), never a silent pass
             if stamped:
-                local = _session_map(snapshot, directory, doc.value, path_map or PathMap({}))
+                configured = path_map or PathMap({})
+                local, state = _session_map(
+                    snapshot, directory, doc.value, stamped, max_depth, configured
+                )
                 sid = str(doc.value.get("id") or _name(snapshot, directory))
-                findings.extend(loaded.place(check_commit_stamps(snapshot, stamped, sid, local)))
+                found = check_commit_stamps(snapshot, stamped, sid, local, state)
+                findings.extend(loaded.place(found))
     if snapshot.is_dir(directory + ".git"):
         findings.extend(check_branches(snapshot, directory))
     findings.extend(check_backups(snapshot, directory, by_id))
@@ -486,15 +493,7 @@ def _root_symlinked(snapshot: Snapshot) -> Finding | None:
 def is_state_dir(snapshot: Snapshot, directory: str) -> bool:
     """Whether ``directory`` (``…/.openprogram/``) is a state directory, whose sessions/ holds the
     default project's sessions, rather than a project's: it has registries, a project has none."""
-    return any(
-        snapshot.exists(directory + name)
-        for name in (
-            "projects/projects.json",
-            "sessions/index.json",
-            "sessions/locations.json",
-            "owner.json",
-        )
-    )
+    return any(snapshot.exists(directory + name) for name in STATE_MARKERS)
 
 
 def check_dag(
@@ -651,7 +650,7 @@ def check_meta_nodes(
         return located(rule, doc, path, pointer, message)
 
     head = meta.get("head_id")
-    if isinstance(head, str):
+    if isinstance(head, str) and head != "ROOT":  # rewind_to the first message: a fresh start
         node = by_id.get(head)
         if node is None:
             findings.append(
@@ -829,11 +828,13 @@ class Registries:
         self.locations = self._load("sessions/locations.json")
         self.projects = self._load("projects/projects.json")
         self.path_map = path_map
-        default = self._default_project()
-        if default is not None and state.endswith(".openprogram/"):
-            # the default project's path is the home directory holding .openprogram/
+        if state.endswith(".openprogram/"):
+            # the default project's path is the home directory holding .openprogram/; before
+            # the first ad-hoc chat there is none, and a bound project's path tells it
             home = state[: -len(".openprogram/")].rstrip("/")
-            self.path_map = path_map.with_default(default, home)
+            default = self._default_project() or inferred_home(snapshot, home, self._paths())
+            if default is not None:
+                self.path_map = path_map.with_default(default, home)
         self._metas: dict[str, dict[str, object] | None] = {}
         self._listed: tuple[str, list[str] | Unreadable] | None = None
 
@@ -856,6 +857,15 @@ class Registries:
             ):
                 return str(project["path"])
         return None
+
+    def _paths(self) -> list[str]:
+        """The absolute project paths the registries hold (projects and session locations)."""
+        projects = self.projects.value if self.projects is not None else {}
+        locations = self.locations.value if self.locations is not None else {}
+        assert isinstance(projects, dict) and isinstance(locations, dict)
+        found = [p.get("path") for p in projects.values() if isinstance(p, dict)]
+        found += [v.partition("/.openprogram/sessions/")[0] for v in locations.values() if v]
+        return [path for path in found if isinstance(path, str)]
 
     def _at(
         self, doc: strict_json.Document, rel: str, rule: Rule, pointer: str, message: str
@@ -1351,16 +1361,7 @@ def check_markers(
     marked = [n for n in all_nodes if isinstance(n.marker, str)]
     if not marked:
         return []
-    home = HOME_SESSION.match(directory)
-    bound = BOUND.match(directory) if home is None or home["state"] else None
-    state: str | None = None
-    if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
-        sid = bound["sid"]
-        state = _listing_state(snapshot, sid, directory, max_depth, path_map or PathMap({}))
-    elif home is not None:
-        state, sid = home["state"], home["sid"]
-    else:
-        sid = _name(snapshot, directory)
+    state, sid = _keeping_state(snapshot, directory, max_depth, path_map or PathMap({}))
     if state is None:
         where = (
             "the session is the checked root"
@@ -1399,6 +1400,22 @@ def check_markers(
                 )
             )
     return findings
+
+
+def _keeping_state(
+    snapshot: Snapshot, directory: str, max_depth: int, path_map: PathMap
+) -> tuple[str | None, str]:
+    """The state directory keeping the session at ``directory`` (its memory workspace, its
+    shadow-git store) and the session's id: a home-root session's own; a project-bound
+    session's, the one of the checked tree whose locations.json places it there."""
+    home = HOME_SESSION.match(directory)
+    bound = BOUND.match(directory) if home is None or home["state"] else None
+    if bound is not None and not is_state_dir(snapshot, bound["project"] + ".openprogram/"):
+        sid = bound["sid"]
+        return _listing_state(snapshot, sid, directory, max_depth, path_map), sid
+    if home is not None:
+        return home["state"], home["sid"]
+    return None, _name(snapshot, directory)
 
 
 # per snapshot: the state directories looked at and the sessions their locations.json place
@@ -1615,124 +1632,36 @@ class Workspace:
 
 
 def _session_map(
-    snapshot: Snapshot, directory: str, meta: dict[str, object], path_map: PathMap
-) -> PathMap:
-    """The configured map, or by default: a bound session's work_dir is its project directory,
-    and a home-root session's default project path is the directory holding .openprogram/."""
-    if path_map.pairs:
-        return path_map
-    bound = BOUND.match(directory)
-    work_dir = meta.get("work_dir")
-    if bound is not None and isinstance(work_dir, str) and work_dir.startswith("/"):
-        state = bound["project"] + ".openprogram/"
-        if not is_state_dir(snapshot, state):
-            return PathMap({work_dir: bound["project"].rstrip("/") or "."})
-    home = HOME_SESSION.match(directory)
-    if home is not None and home["state"].endswith(".openprogram/"):
-        data = snapshot.read(home["state"] + "projects/projects.json")
-        accepted = None if isinstance(data, Unreadable) else strict_json.accepts(data)
-        projects = accepted[1] if accepted is not None else None
-        if isinstance(projects, dict):
-            for project in projects.values():
-                if isinstance(project, dict) and project.get("is_default") is True:
-                    path = project.get("path")
-                    if isinstance(path, str) and path.startswith("/"):
-                        target = home["state"][: -len(".openprogram/")].rstrip("/") or "."
-                        return PathMap({path: target})
-    return path_map
-
-
-def check_commit_stamps(
-    snapshot: Snapshot, stamped: list[Node], sid: str, path_map: PathMap
-) -> list[Finding]:
-    """[49] metadata.project_commit and metadata.shadow_git name real commits."""
-    findings: list[Finding] = []
-    for node in stamped:
-        assert node.commits is not None
-        project, shadow = node.commits
-        if project is not None:
-            findings.extend(
-                _stamp(snapshot, node, sid, path_map, project, "project_commit", ("sha",))
-            )
-        if shadow is not None:
-            findings.extend(
-                _stamp(snapshot, node, sid, path_map, shadow, "shadow_git", ("before", "after"))
-            )
-    return findings
-
-
-def _stamp(
     snapshot: Snapshot,
-    node: Node,
-    sid: str,
+    directory: str,
+    meta: dict[str, object],
+    stamped: list[Node],
+    max_depth: int,
     path_map: PathMap,
-    stamp: object,
-    key: str,
-    shas: tuple[str, ...],
-) -> list[Finding]:
-    pointer = f"/metadata/{key}"
+) -> tuple[PathMap, str | None]:
+    """How a session's node metadata reads absolute paths, and the state directory keeping the
+    session (None: none in the checked tree). The configured map, or the one that state
+    directory's registries read theirs with; a bound session with none in the tree reads its
+    work_dir, else the one repository its project_commit stamps name (OpenProgram stamps the
+    bound project's path), as the project directory holding it."""
+    state, _ = _keeping_state(snapshot, directory, max_depth, path_map)
+    if path_map.pairs:
+        return path_map, state
+    if state is not None:
+        maps = _MAPS.setdefault(snapshot, {})
+        if state not in maps:
+            maps[state] = Registries(snapshot, state, max_depth, path_map).path_map
+        return maps[state], state
+    bound = BOUND.match(directory)
+    if bound is not None:
+        stamps = [n.commits[0] for n in stamped if n.commits is not None]
+        repos = {s.get("repo") for s in stamps if isinstance(s, dict)}
+        work_dir = meta.get("work_dir") if isinstance(meta.get("work_dir"), str) else None
+        project = work_dir or (repos.pop() if len(repos) == 1 else None)
+        if isinstance(project, str) and project.startswith("/"):
+            return PathMap({project: bound["project"].rstrip("/") or "."}), None
+    return path_map, None
 
-    def bad(message: str, where: str = pointer) -> list[Finding]:
-        return [ss.PROJECT_COMMIT.finding(node.path, message, pointer=where)]
 
-    if not isinstance(stamp, dict) or not isinstance(stamp.get("repo"), str):
-        return bad(
-            f"expected {{repo, {', '.join(shas)}}} with an absolute repo path, found {show(stamp)}"
-        )
-    repo = stamp["repo"]
-    resolved = path_map.resolve(repo, snapshot)
-    if isinstance(resolved, Unresolved):
-        reason, hint = resolved.reason, None
-        if node.path.startswith("history/") and not path_map.pairs:
-            reason += " (the session is the checked root: the repository is not in it)"
-            hint = "check a directory that holds both the session and the repository"
-        return [
-            ss.UNRESOLVED_PATH.finding(
-                node.path,
-                f"expected {quote(repo)} to resolve inside the checked root, found that {reason}",
-                pointer=pointer + "/repo",
-                hint=hint,
-            )
-        ]
-    # a work tree's .git, or a bare repository (the shadow store)
-    gitdir = gitobjects.git_dir(snapshot, resolved)
-    if gitdir is None and snapshot.is_dir(f"{resolved}/objects" if resolved else "objects"):
-        gitdir = resolved or "."
-    if gitdir is None:
-        return bad(f"expected a git repository at {quote(repo)}, found none", pointer + "/repo")
-    findings: list[Finding] = []
-    for field in shas:
-        sha = stamp.get(field)
-        where = f"{pointer}/{field}"
-        if not isinstance(sha, str) or not gitobjects.SHA.match(sha):
-            findings += bad(f"expected a 40-digit commit id, found {show(sha)}", where)
-            continue
-        found = gitobjects.find_commit(snapshot, gitdir, sha)
-        if found is None:
-            findings += bad(f"expected commit {sha[:12]} in {quote(repo)}, found none", where)
-        elif found.text is None and found.unread is not None:
-            findings += bad(
-                f"expected commit {sha[:12]} in {quote(repo)} to be read, found that a file it "
-                f"needs cannot be read here ({found.unread}): its subject and identity are not "
-                "checked",
-                where,
-            )
-        elif found.text is None:
-            findings += bad(
-                f"expected commit {sha[:12]} in {quote(repo)} to be a commit git can read, found "
-                "an object of that id that is not (corrupt, or another kind of object)",
-                where,
-            )
-        elif key == "project_commit":
-            subject, identities = gitobjects.subject_and_identities(found.text)
-            prefix = f"[agent {sid[:8]}]"
-            if not subject.startswith(prefix):
-                findings += bad(
-                    f"expected the commit's subject to start with {prefix}, found {quote(subject)}",
-                    where,
-                )
-            elif "OpenProgram Agent <agent@openprogram.local>" not in identities:
-                findings += bad(
-                    f"expected an agent-identity commit, found {', '.join(identities)}", where
-                )
-    return findings
+# per snapshot: the path map of each state directory's registries (a few per tree)
+_MAPS: weakref.WeakKeyDictionary[Snapshot, dict[str, PathMap]] = weakref.WeakKeyDictionary()

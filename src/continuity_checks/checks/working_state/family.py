@@ -64,7 +64,7 @@ class WorkingStateFamily:
         if ".dsh" in parts[:-1]:
             at = parts.index(".dsh")
             below = parts[at + 1 : -1]
-            if below == ["project"] and name.endswith(".json"):
+            if below[:1] == ["project"] and name.endswith(".json") and _written(below[1:]):
                 return "project"
             if below and below[0] == "runtime":
                 return "transaction" if _in_transaction(parts[at + 1 :]) else "runtime"
@@ -73,6 +73,19 @@ class WorkingStateFamily:
         if self.projections.match(path):
             return "projection"
         return None
+
+    def unread(self, path: str) -> str | None:
+        """A file under a ``.dsh/`` directory that is none of DSH's JSON files, runtime files
+        or journals, nor DSH's Markdown or the user's source material under ``project/``
+        (nothing a check can hold against anything)."""
+        if ".dsh/" not in path or "/.dsh/" not in f"/{path}":
+            return None
+        below = path[path.rindex(".dsh/") + len(".dsh/") :].split("/")
+        if below[0] == "project" and (
+            below[-1].endswith(".md") or below[1:2] == ["source_material"]
+        ):
+            return None  # DSH's Markdown (intake, conflicts, full spec), the user's sources
+        return "in .dsh/, where only DSH's JSON files, runtime files and journals are checked"
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         # imported here, not at the top: see the comment on the imports
@@ -88,7 +101,7 @@ class WorkingStateFamily:
 
         return files.runtime_findings(runtime)
 
-    def dependents(self, path: str, tree: Snapshot) -> Iterable[str]:
+    def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         known = self._dependents
         if ".dsh/" not in path and (known is None or known.projections is None):
             return ()  # no check reads it, unless it is a projection the run must know of
@@ -129,6 +142,17 @@ class WorkingStateFamily:
 
 #: the kinds of claimed files that are never symlinks (runtime files are WS205's whatever)
 _FILE_KINDS = ("state", "project", "projection")
+
+
+#: the directories of ``.dsh/project/`` whose JSON files DSH writes itself (``atomicWriteJson``):
+#: task packets, and evidence and reviews at any depth; ``source_material/`` holds the user's
+#: files as given
+_WRITTEN = frozenset({"evidence", "reviews"})
+
+
+def _written(below: list[str]) -> bool:
+    """Whether a JSON file ``below`` (the directories under ``.dsh/project/``) is DSH's own."""
+    return not below or below == ["task_packets"] or below[0] in _WRITTEN
 
 
 def _dsh_directory(path: str) -> bool:

@@ -55,12 +55,34 @@ def check_file(file: FileInput, settings: Settings) -> list[Finding]:
     linked = _linked(file)
     if linked is not None:
         return [linked]
-    doc = strict_json.load(file.data, max_depth=settings.max_depth)
+    doc = strict_json.load(file.data, max_depth=settings.max_depth, lone_surrogates=True)
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
+    cut = cut_characters(doc, file.path)
     if file.kind == "state":
-        return check_state(doc, file.path, file.data, settings)
-    return check_project_file(doc, file.path, file.data)
+        return cut + check_state(doc, file.path, file.data, settings)
+    return cut + check_project_file(doc, file.path, file.data)
+
+
+def cut_characters(doc: strict_json.Document, path: str) -> list[Finding]:
+    """WS120 at the first string of ``doc`` holding an unpaired surrogate (one per file: the
+    same cut usually repeats across the state's lists)."""
+    if "\\u" not in doc.text:  # an unpaired surrogate can only come from an escape
+        return []
+    pointer = strict_json.lone_surrogate(doc.value)
+    if pointer is None:
+        return []
+    return [
+        located(
+            ws.LONE_SURROGATE,
+            doc,
+            path,
+            pointer,
+            "expected Unicode text, found an unpaired UTF-16 surrogate (half of a character, as "
+            "JSON.stringify writes a string cut inside an emoji); DSH reads and hashes it as "
+            "written",
+        )
+    ]
 
 
 def _linked(file: FileInput) -> Finding | None:
@@ -433,8 +455,9 @@ def _boundary_warnings(doc: strict_json.Document, path: str, meta: object) -> li
 
 def check_project_file(doc: strict_json.Document, path: str, data: bytes) -> list[Finding]:
     findings: list[Finding] = []
-    name = posixpath.basename(path)
-    schema = PROJECT_SCHEMAS.get(name)
+    directory, _, name = path.rpartition("/")
+    # the schemas are those of .dsh/project's own files, not of a task packet of that name
+    schema = PROJECT_SCHEMAS.get(name) if directory.endswith(".dsh/project") else None
     value = doc.value
     if schema is not None:
         validator = schemas.validator(schema)
@@ -528,7 +551,10 @@ def check_projection(file: FileInput, settings: Settings) -> list[Finding]:
             )
         ]
     doc = strict_json.parse(
-        capture.body, max_depth=settings.max_depth, first_line=capture.first_line
+        capture.body,
+        max_depth=settings.max_depth,
+        first_line=capture.first_line,
+        lone_surrogates=True,
     )
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
@@ -598,7 +624,7 @@ def _compare_critical(
     if isinstance(data, Unreadable):
         line, column = doc.position(pointer)
         return [data.finding(path, line=line, column=column, pointer=pointer)]
-    accepted = strict_json.accepts(data)
+    accepted = strict_json.accepts(data, lone_surrogates=True)
     canonical = accepted[1] if accepted is not None else None
     if not isinstance(canonical, dict):
         return [

@@ -18,7 +18,7 @@ class StateError(Exception):
 def load_state(data: bytes) -> dict[str, Any]:
     """A WORKING_STATE object from a file's bytes: a canonical state, a projection, or an
     injection capture (UI labels, header, projection JSON, footer), whose JSON body is used."""
-    doc = strict_json.load(data)
+    doc = strict_json.load(data, lone_surrogates=True)
     if isinstance(doc, strict_json.Problem):
         try:
             capture = dsh.capture_body(data.decode("utf-8"))
@@ -26,7 +26,7 @@ def load_state(data: bytes) -> dict[str, Any]:
             capture = None
         if capture is None:
             raise StateError(f"{doc.line}:{doc.column}: {doc.message}")
-        doc = strict_json.parse(capture.body, first_line=capture.first_line)
+        doc = strict_json.parse(capture.body, first_line=capture.first_line, lone_surrogates=True)
         if isinstance(doc, strict_json.Problem):
             raise StateError(f"{doc.line}:{doc.column}: {doc.message}")
     if not isinstance(doc.value, dict):
@@ -47,7 +47,7 @@ def state_hash(data: bytes) -> str:
         raise StateError(f"1:1: {exc}") from None
 
 
-def project(data: bytes, soft_max_chars: int, *, body_only: bool = False) -> str:
+def project(data: bytes, soft_max_chars: float, *, body_only: bool = False) -> str:
     """The snapshot DSH injects for the state in ``data`` (or only its JSON with ``body_only``)."""
     state = load_state(data)
     try:

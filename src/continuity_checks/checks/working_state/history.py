@@ -54,7 +54,7 @@ class _Version:
 
     def __init__(self, data: bytes, max_depth: int) -> None:
         self.data = data
-        accepted = strict_json.accepts(data, max_depth)
+        accepted = strict_json.accepts(data, max_depth, lone_surrogates=True)
         value = accepted[1] if accepted is not None else None
         self.value: dict[str, Any] | None = value if isinstance(value, dict) else None
         meta = self.value.get("checkpoint_meta") if self.value is not None else None
@@ -84,7 +84,7 @@ def _state(change: Change, sha: str, max_depth: int) -> list[Finding]:
 
     def at(rule: Rule, pointer: str, message: str) -> None:
         if not doc:
-            loaded = strict_json.load(new_data, max_depth=max_depth)
+            loaded = strict_json.load(new_data, max_depth=max_depth, lone_surrogates=True)
             assert isinstance(loaded, strict_json.Document)  # accepts() took it
             doc.append(loaded)
         line, column = doc[0].position(pointer)

@@ -204,6 +204,19 @@ STATE_LINKED = rule(
     hint="replace the symlink with the file itself (copy the content in, then commit the file)",
 )
 
+LONE_SURROGATE = rule(
+    "WS120",
+    FAMILY,
+    "string holds half of a character (an unpaired UTF-16 surrogate)",
+    """DSH's host is JavaScript, whose strings are UTF-16: a string cut in the middle of a
+    character above U+FFFF (an emoji) keeps one surrogate, and JSON.stringify writes it as a
+    \\udXXX escape. DSH reads such a file and hashes the escape as written (state_hash agrees),
+    so it is no error; but the character is lost, and readers that need Unicode text (Python's
+    UTF-8 encoder, a schema engine, an editor) refuse the string or show U+FFFD in its place.""",
+    severity=W,
+    hint="write the item again with the whole character through DSH, or leave it as DSH reads it",
+)
+
 # --- history ------------------------------------------------------------------------------------
 
 BOUNDARY_DECREASED = rule(

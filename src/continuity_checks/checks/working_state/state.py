@@ -149,7 +149,7 @@ class Selection:
     omitted: int
 
 
-def recent_within_budget(values: object, budget: int) -> Selection:
+def recent_within_budget(values: object, budget: float) -> Selection:
     """The newest items of a list that fit ``budget`` characters as a JSON array: a contiguous
     suffix (selection stops at the first item that does not fit; it never skips ahead)."""
     items = uniq(values)
@@ -172,13 +172,15 @@ class Budget:
     """How a projection's budget was spent (for messages and for the spec's worked numbers)."""
 
     critical_cost: int
-    bulk: int
-    shares: dict[str, int]
+    bulk: float
+    shares: dict[str, float]
 
 
 def budget(
-    state: Mapping[str, Any], soft_max_chars: int, pending_evidence: Sequence[Any] = ()
+    state: Mapping[str, Any], soft_max_chars: float, pending_evidence: Sequence[Any] = ()
 ) -> Budget:
+    """How DSH splits ``soft_max_chars`` (any positive number, as its runtime policy takes one:
+    a fractional budget leaves the known share fractional, as in JavaScript)."""
     critical = _critical(state, pending_evidence)
     critical_cost = _json_length(critical) + 1000
     bulk = max(0, soft_max_chars - critical_cost)
@@ -200,7 +202,7 @@ def _critical(state: Mapping[str, Any], pending_evidence: Sequence[Any]) -> dict
 
 def project(
     state: Mapping[str, Any],
-    soft_max_chars: int = DEFAULT_SOFT_MAX_CHARS,
+    soft_max_chars: float = DEFAULT_SOFT_MAX_CHARS,
     pending_evidence: Sequence[Any] = (),
 ) -> dict[str, Any]:
     """DSH's field-aware bounded projection of ``state`` (``projectWorkingState``)."""
@@ -222,7 +224,7 @@ def project(
     return projection
 
 
-def render(state: Mapping[str, Any], soft_max_chars: int = DEFAULT_SOFT_MAX_CHARS) -> str:
+def render(state: Mapping[str, Any], soft_max_chars: float = DEFAULT_SOFT_MAX_CHARS) -> str:
     """The investigative-state snapshot DSH injects (``renderUniversalStateSnapshot``): header,
     the projection as 2-space JSON, footer, joined by ``\\n``."""
     body = pretty(project(state, soft_max_chars))

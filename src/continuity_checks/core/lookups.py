@@ -1,0 +1,83 @@
+"""What one commit tree's look-ups can take from another's: :class:`Known` carries what a
+commit's tree answered to its child's (a walk), :class:`Alike` shares what a commit's tree and
+its parent's answer alike (the two trees one commit is judged by)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from continuity_checks.core.snapshot import Unreadable
+
+_SYMLINK = "120000"
+
+
+class Known:
+    """What :meth:`CommitTree.exists` and the look-up of a file's blob answered in the tree of
+    the commit a walk is at, carried to the next commit's tree when that commit is its child,
+    less the paths the child changes: a look-up a walk repeats at every commit (a project's
+    PROJECT.md and AGENTS.md, a delta's twin) is asked of git once. A path that is, or was, a
+    symlink takes every answer below it along."""
+
+    def __init__(self) -> None:
+        self.at: str | None = None
+        self.answers: dict[str, bool] = {}
+        self.blobs: dict[str, tuple[str, str] | Unreadable] = {}
+        self.dirs: dict[str, bool] = {}
+
+    def after(
+        self, commit: str, parent: str | None, changes: Iterable[tuple[str, str, str]]
+    ) -> Known:
+        """These answers, made ``commit``'s: its ``changes`` (``(path, old mode, new mode)``)
+        against ``parent`` taken out, or all of them when they were not ``parent``'s."""
+        if parent is None or parent != self.at:
+            self.answers, self.blobs, self.dirs = {}, {}, {}
+        else:
+            for path, old_mode, new_mode in changes:
+                self.answers.pop(path, None)
+                self.blobs.pop(path, None)
+                self.dirs.pop(path, None)
+                # a directory comes and goes with what is added to it or deleted from it
+                directory = path.rpartition("/")[0] if not (old_mode and new_mode) else ""
+                while directory:
+                    for kept in (self.answers, self.blobs, self.dirs):
+                        kept.pop(directory, None)
+                    directory = directory.rpartition("/")[0]
+                if _SYMLINK in (old_mode, new_mode):
+                    below = f"{path}/"
+                    for kept in (self.answers, self.blobs, self.dirs):
+                        for key in [k for k in kept if k.startswith(below)]:
+                            del kept[key]
+        self.at = commit
+        return self
+
+
+class Alike:
+    """The existence look-ups a tree and its parent's answer alike, given what the commit
+    changed between them (``(path, old mode, new mode)``): a path that is not changed, holds
+    no changed path and lies under none (a symlink or file replaced there changes what is
+    below it) is answered once, by whichever tree is asked first. Only answers found without a
+    symlink on the way are shared (one through a symlink changes with what it leads to)."""
+
+    def __init__(self, changes: Iterable[tuple[str, str, str]]) -> None:
+        self.changed: set[str] = set()
+        self.holding: set[str] = set()  # the directories that hold a changed path
+        for path, _, _ in changes:
+            self.changed.add(path)
+            directory = path.rpartition("/")[0]
+            while directory and directory not in self.holding:
+                self.holding.add(directory)
+                directory = directory.rpartition("/")[0]
+        self.answers: dict[str, bool] = {}
+
+    def untouched(self, path: str) -> bool:
+        """Whether the commit leaves ``path`` and everything on the way to it as they were."""
+        if path in self.changed or path in self.holding:
+            return False
+        directory = path.rpartition("/")[0]
+        while directory:
+            if directory in self.changed:
+                return False
+            directory = directory.rpartition("/")[0]
+        return True
