@@ -155,10 +155,19 @@ def test_what_the_helpers_write_still_passes(
 BASELINE_ALL = "baseline"
 
 
+BAD_DELTA = (
+    ".deltalayer/changes/2026-09-21T00-01-00p08-00--codex.json",
+    '{"started_at":"2026-09-21T00:01:00+08:00","updated_at":"2026-09-21T00:01:00+08:00",'
+    '"changes":[]}\n',
+)
+
+
 def _baseline_hiding_everything(repo: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    """A baseline (written outside the repository) that lists the one finding of ``repo``."""
+    """A baseline (written outside the repository) that lists the one error of ``repo``: a
+    delta without its source (DL102)."""
+    write_tree(repo, dict([BAD_DELTA]))
     code, _, _ = run(capsys, "check", "--all")
-    assert code == 1  # c/capture.json leads outside (CC001)
+    assert code == 1
     hidden = repo.parent / "outside" / "hidden.json"
     assert run(capsys, "baseline", "check", "--output", str(hidden))[0] == 0
     return hidden
@@ -185,14 +194,15 @@ def test_a_baseline_named_on_the_command_line_is_read_where_it_leads(
     assert run(capsys, "check", "--all", "--baseline", "named.json")[0] == 0
 
 
-CONFIG_OFF = '[rules]\nCC001 = "off"\n'
+CONFIG_OFF = '[rules]\nDL102 = "off"\n'
 
 
 @pytest.mark.parametrize("name", [".continuity.toml", "pyproject.toml"])
 def test_a_default_configuration_leading_outside_is_refused(
     repo: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
-    table = CONFIG_OFF if name == ".continuity.toml" else "[tool.continuity.rules]\nCC001='off'\n"
+    write_tree(repo, dict([BAD_DELTA]))
+    table = CONFIG_OFF if name == ".continuity.toml" else "[tool.continuity.rules]\nDL102='off'\n"
     (repo.parent / "outside" / "shared.toml").write_text(table)
     (repo / name).symlink_to(repo.parent / "outside" / "shared.toml")
     code, out, err = run(capsys, "check", "--all")
@@ -203,6 +213,8 @@ def test_a_default_configuration_leading_outside_is_refused(
 def test_a_configuration_named_on_the_command_line_is_read_where_it_leads(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    write_tree(repo, dict([BAD_DELTA]))
+    assert run(capsys, "check", "--all")[0] == 1
     (repo.parent / "outside" / "shared.toml").write_text(CONFIG_OFF)
     assert run(capsys, "check", "--all", "--config", "../outside/shared.toml")[0] == 0
 
