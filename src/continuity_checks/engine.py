@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from continuity_checks import checks, commit_state, last_good, territory
 from continuity_checks.core import config as config_files
 from continuity_checks.core import core_rules as cc
+from continuity_checks.core.committed import Committed
 from continuity_checks.core.config import Config, ConfigError, apply_config
 from continuity_checks.core.family import (
     STAGED,
@@ -31,7 +32,7 @@ from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.lookups import Alike, Known
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Committed, Snapshot, Unreadable, WorkTree
+from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree
 from continuity_checks.mending import rewrite_hint
 
 if TYPE_CHECKING:

@@ -16,12 +16,13 @@ import os
 import posixpath
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from continuity_checks.core import core_rules as cc
+from continuity_checks.core.committed import UNTRACKED, Committed
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.lookups import Alike, Known
 from continuity_checks.core.rules import Rule
@@ -200,59 +201,12 @@ class Snapshot(ABC):
 DIRS_KEPT = 256  # directories a WorkTree remembers as inside the root (see _dir_inside)
 
 
-UNTRACKED = (
-    "not found in the commit being made: the work tree has it, but it is not staged (git add it, "
-    "or the commit leaves it out)"
-)
-
-
 def _marks(endings: tuple[str, ...]) -> tuple[bytes, ...]:
     """What ends a tree entry's name with one of ``endings``, in lower case, none that another
     one ends with: the bytes :meth:`CommitTree.find` looks for in a tree object made lower
     case, one search of it each."""
     lowered = {e.lower().encode() + b"\0" for e in endings}
     return tuple(m for m in lowered if not any(o != m and m.endswith(o) for o in lowered))
-
-
-class Committed:
-    """What the commit being made holds, for the commit hook's file checks (``check --staged``):
-    pre-commit puts the work tree's tracked files back to their staged bytes before the hooks
-    run, but leaves untracked files where they are. A family that reads a sibling (the capture a
-    manifest pins, the PROJECT.md beside a delta store) must not find a file that the commit
-    will not hold: judged with it, the commit passed without it.
-
-    ``staged(path)`` tells whether the index holds the file ``path`` (None: it cannot tell).
-    Files the run was given by name (``files``, and every file under ``directories``), git's
-    own directories and directories are not hidden: only a file can be missing from a commit,
-    and a directory's files are asked about when they are read."""
-
-    def __init__(
-        self,
-        staged: Callable[[str], bool | None],
-        files: Collection[str] = (),
-        directories: Collection[str] = (),
-    ) -> None:
-        self._staged = staged
-        self._files = frozenset(files)
-        self._under = tuple(d.rstrip("/") + "/" for d in directories if d)
-        self._everything = "" in directories
-        self._known: dict[str, bool] = {}
-
-    def hides(self, path: str) -> bool:
-        """Whether the file ``path`` is in the work tree only (not staged)."""
-        if (
-            self._everything
-            or path in self._files
-            or path.startswith(self._under)
-            or ".git" in path.split("/")
-        ):
-            return False
-        known = self._known.get(path)
-        if known is None:
-            if len(self._known) >= DIRS_KEPT:
-                self._known.clear()
-            known = self._known[path] = self._staged(path) is False
-        return known
 
 
 class WorkTree(Snapshot):
