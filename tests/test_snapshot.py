@@ -262,3 +262,44 @@ def _changes(git: object, parent: str | None, sha: str) -> list:  # type: ignore
     assert isinstance(git, Repository)
     base = parent if parent is not None else None
     return next(changes for commit, changes in git.walk(base, sha) if commit.sha == sha)
+
+
+def test_the_commit_being_made_answers_from_the_index_as_its_tree_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a directory whose tree object is large, the commit hook asks the index whether a path
+    exists instead of making git inflate the tree: every answer is the written tree's, for a
+    file, a missing name, a directory, a symlink, a submodule, a staged file and an
+    intent-to-add file (which the written tree leaves out)."""
+    from continuity_checks.core.git import Repository
+    from continuity_checks.core.snapshot import CommitTree
+    from tests.git_helpers import GitRepo, isolate_git
+
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write({f"big/{n:05d}-a-name-of-some-length.json": "" for n in range(2000)})
+    repo.write({"big/sub/x": "1", "small/y": "2"})
+    os.symlink("00001-a-name-of-some-length.json", repo.path / "big/link")
+    sha = repo.commit("big")
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{sha},big/module")
+    repo.write({"big/added-later.json": "x", "big/intended.json": "y"})
+    repo.git("add", "big/added-later.json")
+    repo.git("add", "-N", "big/intended.json")
+    probes = [
+        "big/00001-a-name-of-some-length.json", "big/missing.json", "big/sub", "big/sub/x",
+        "big/link", "big/module", "big/added-later.json", "big/intended.json", "small/y",
+        "small/none", "big", "nothing/at/all",
+    ]  # fmt: skip
+    with Repository(repo.path, 1 << 20) as git:
+        written = git.write_tree()
+        plain = CommitTree(git, written, 1 << 20)
+
+        def from_index(path: str) -> bool | None:
+            return git.index_has(path, written)
+
+        indexed = CommitTree(git, written, 1 << 20, None, None, from_index)
+        for path in probes:
+            assert indexed.exists(path) == plain.exists(path), path
+        assert from_index("big/missing.json") is False  # the index answered, not the tree
+        assert from_index("big/intended.json") is None  # an empty blob: the tree answers
+        assert from_index("small/y") is None  # a small directory: the tree answers

@@ -453,11 +453,21 @@ def check_staged(
     # a commit that concludes a merge has MERGE_HEAD's commits as its other parents
     merging = repo.merge_heads() if head else ()
     commit = Commit(STAGED, (head, *merging) if head else (), "", {}, fields)
-    # the look-ups of a path the commit leaves alone are answered once for both trees
+    # the look-ups of a path the commit leaves alone are answered once for both trees, and
+    # what exists in the commit's tree by the index (git inflates no large tree object)
     alike = Alike((c.path, c.old_mode, c.new_mode) for c in raw_changes)
+
+    written = repo.write_tree()
+
+    def in_written(path: str) -> bool | None:
+        return repo.index_has(path, written)
+
+    def in_head(path: str) -> bool | None:
+        return repo.index_has(path, written) if alike.untouched(path) else None
+
     trees = (
-        CommitTree(repo, head, limit, None, alike),
-        CommitTree(repo, repo.write_tree(), limit, None, alike),
+        CommitTree(repo, head, limit, None, alike, in_head),
+        CommitTree(repo, written, limit, None, alike, in_written),
     )
     others = tuple(CommitTree(repo, p, limit) for p in merging)
     changes: list[list[Change]] = [[] for _ in families]

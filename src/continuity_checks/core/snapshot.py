@@ -16,7 +16,7 @@ import os
 import posixpath
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -440,11 +440,14 @@ class CommitTree(Snapshot):
         limit: int,
         known: Known | None = None,
         alike: Alike | None = None,
+        index: Callable[[str], bool | None] | None = None,
     ) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
         self._alike = alike  # what this tree and its parent's (or child's) answer alike
+        #: whether this tree has an entry at a path, from the index (None: ask the tree)
+        self._index = index
         self._trees: dict[str, dict[str, tuple[str, str]] | Unreadable] = {}
         #: what :meth:`exists` and :meth:`_blob` answered, maybe carried from the parent's tree
         known = known if known is not None and known.at == commit else Known()
@@ -649,7 +652,8 @@ class CommitTree(Snapshot):
             # the directories on the way (small) and the path itself, in one round trip; the
             # path's answer is git's when each directory on the way is a directory, no symlink
             above = ["/".join(names[:i]) for i in range(len(names) - 1)]
-            self._objects.ask([*(self._spec(d) for d in above), f"{self.commit}:{rel}"])
+            itself = [] if self._index is not None else [f"{self.commit}:{rel}"]
+            self._objects.ask([*(self._spec(d) for d in above), *itself])
             for directory, name in zip(above, names, strict=False):
                 tree = self._tree(directory)
                 entry = None if isinstance(tree, Unreadable) else tree.get(name)
@@ -658,7 +662,10 @@ class CommitTree(Snapshot):
                 if entry[0] != _TREE:
                     break  # a symlink on the way: resolved below, as the work tree would
             else:
-                return self._objects.read_object(f"{self.commit}:{rel}") is not None, True
+                indexed = None if self._index is None else self._index(rel)
+                if indexed is None:
+                    indexed = self._objects.read_object(f"{self.commit}:{rel}") is not None
+                return indexed, True
         found = self._resolve(path, follow_last=False)
         if isinstance(found, Unreadable):
             return False, False

@@ -520,12 +520,46 @@ class Repository:
         ``path``: one ``git cat-file --batch-check`` process asked ``:0:<path>``, started when
         first needed (again in a forked worker: a process is never shared). None when it
         cannot tell: a line break in the path (cat-file reads one name a line), or no answer."""
+        answer = self._index_entry(path)
+        return None if answer is None else not answer.endswith(b" missing\n")
+
+    def index_has(self, path: str, tree: str) -> bool | None:
+        """Whether ``tree``, the tree the index writes (:meth:`write_tree`), has an entry at
+        ``path`` (a file, a symlink or a directory; a submodule counts as none), from the index
+        when the directory that would hold it is large (git would inflate its whole tree object
+        to look one name up); None when that directory is small, or when the index cannot tell
+        (an empty blob: an intent-to-add entry, which the written tree leaves out, looks the
+        same): the tree answers then."""
+        directory = path.rpartition("/")[0]
+        if not directory or "\n" in directory:
+            return None
+        size = self._index_entry(f"{tree}:{directory}", spec=True)
+        fields = b"" if size is None else size.split()
+        if len(fields) != 3 or fields[1] != b"tree" or int(fields[2]) < LARGE_TREE:
+            return None
+        answer = self._index_entry(path)
+        if answer is None:
+            return None
+        fields = answer.split()
+        if fields[-1] == b"missing":
+            # no file there: a directory when the index holds a path under it
+            listed = self._output(
+                ["ls-files", "-z", "--", ":(literal)" + path + "/"], check=False, index=True
+            )
+            return bool(listed)
+        if len(fields) != 3 or fields[0].decode("ascii", "replace") in EMPTY_BLOBS:
+            return None
+        return fields[1] == b"blob"
+
+    def _index_entry(self, path: str, spec: bool = False) -> bytes | None:
+        """git's answer line to ``:0:<path>`` (to ``path`` itself with ``spec``); None when it
+        cannot tell."""
         if "\n" in path or path.endswith("\r"):
             return None
         with self._index_lock:  # one question and its answer at a time (see ObjectReader)
-            return self._in_index(path)
+            return self._in_index(path if spec else ":0:" + path)
 
-    def _in_index(self, path: str) -> bool | None:
+    def _in_index(self, spec: str) -> bytes | None:
         if self._index_check is None or self._index_pid != os.getpid():
             self._index_check = self._popen(
                 ["cat-file", "--batch-check"],
@@ -538,14 +572,12 @@ class Repository:
         process = self._index_check
         assert process.stdin is not None and process.stdout is not None
         try:
-            process.stdin.write(b":0:" + path.encode("utf-8", "surrogateescape") + b"\n")
+            process.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
             process.stdin.flush()
             answer = process.stdout.readline()
         except OSError:
             return None
-        if not answer:
-            return None
-        return not answer.endswith(b" missing\n")
+        return answer or None
 
     def write_tree(self) -> str:
         """The id of the tree the index holds (written into the object store, as ``git commit``
@@ -622,6 +654,18 @@ class Repository:
 
     def tree_entries(self, data: bytes) -> list[TreeEntry]:
         return self.objects.tree_entries(data)
+
+
+#: The size of a tree object (bytes) from which :meth:`Repository.index_has` answers from the
+#: index: about 1,500 entries, where git's look-up of one name starts to cost more than the index's.
+LARGE_TREE = 64 * 1024
+#: The empty blob's id (SHA-1, SHA-256): also what the index records for an intent-to-add entry.
+EMPTY_BLOBS = frozenset(
+    {
+        "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391",
+        "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813",
+    }
+)
 
 
 def _revs(base: Base, head: str) -> bytes:
