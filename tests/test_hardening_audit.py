@@ -1,6 +1,6 @@
-"""Issue 11 bullets that had no regression test of their own in the default run: a path through
-a symlinked directory that leads outside the root, a symlink loop, a console that cannot encode
-a file name, and the lower bound of filelock."""
+"""Hardening that had no regression test of its own in the default run: a path through a
+symlinked directory that leads outside the root, a symlink loop, a console that cannot encode a
+file name, and the lower bound of filelock."""
 
 from __future__ import annotations
 

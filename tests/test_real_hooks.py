@@ -1,4 +1,4 @@
-"""Issue 6 as a user meets it: a repository with the commit and push hooks installed by real
+"""The commit and push hooks as a user meets them: a repository with both installed by real
 pre-commit (local hooks on this package: no network), a bare remote, commits by two people.
 The commit hook is the early warning, the push hook the guarantee, and the docs pin what
 exists."""
