@@ -170,18 +170,25 @@ class Snapshot(ABC):
         commit records a symlink, never the files seen through it). The whole tree is walked
         here; a snapshot that can rule out a directory from its raw listing does it faster."""
         lowered = None if endings is None else tuple(e.lower() for e in endings)
-        pending = [""]
+        for path in self.files_under("", skip):
+            if lowered is None or path.rpartition("/")[2].lower().endswith(lowered):
+                yield path
+
+    def files_under(self, directory: str, skip: Collection[str] = ()) -> Iterator[str]:
+        """Every path under ``directory`` that is not a directory, walked as :meth:`find`
+        walks the root (no directory named in ``skip``, none reached through a symlink)."""
+        pending = [directory]
         while pending:
             directory = pending.pop()
             names = self.list(directory)
             if isinstance(names, Unreadable):
-                continue  # the empty tree of a root commit's parent
+                continue  # gone, or the empty tree of a root commit's parent
             for name in names:
                 path = f"{directory}/{name}" if directory else name
                 if self.is_dir(path):
                     if name not in skip and self.resolve(path) == path:
                         pending.append(path)
-                elif lowered is None or name.lower().endswith(lowered):
+                else:
                     yield path
 
     def root_name(self) -> tuple[str, str | None]:

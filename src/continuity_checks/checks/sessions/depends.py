@@ -194,16 +194,4 @@ def session_files(tree: Snapshot, directory: str) -> list[str]:
 
 def _topics(tree: Snapshot, top: str) -> list[str]:
     """The topic files under ``top`` (the workspace's topics/)."""
-    found, pending = [], [top]
-    while pending:
-        directory = pending.pop()
-        listing = tree.list(directory)
-        if isinstance(listing, Unreadable):
-            continue
-        for name in listing:
-            path = f"{directory}/{name}"
-            if name.endswith(".md"):
-                found.append(path)
-            elif tree.is_dir(path):
-                pending.append(path)
-    return [p for p in found if layout.claims(p) == layout.TOPIC]
+    return [p for p in tree.files_under(top) if layout.claims(p) == layout.TOPIC]

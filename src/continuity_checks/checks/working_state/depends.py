@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from continuity_checks.checks.working_state.settings import RUNTIME_KINDS
 from continuity_checks.checks.working_state.state import FULL_STATE_PATH
-from continuity_checks.core.snapshot import Snapshot, Unreadable
+from continuity_checks.core.snapshot import Snapshot
 
 
 class Dependents:
@@ -74,18 +74,4 @@ def _runtime_group(path: str, tree: Snapshot, claims: Callable[[str], str | None
     """Every runtime file of ``tree`` in the runtime directory or journal of ``path``."""
     from continuity_checks.checks.working_state.files import runtime_root
 
-    found = []
-    pending = [runtime_root(path)]
-    while pending:
-        directory = pending.pop()
-        names = tree.list(directory)
-        if isinstance(names, Unreadable):
-            continue
-        for name in names:
-            member = f"{directory}/{name}"
-            if tree.is_dir(member):
-                if tree.resolve(member) == member:  # never through a symlinked directory
-                    pending.append(member)
-            elif claims(member) in RUNTIME_KINDS:
-                found.append(member)
-    return found
+    return [m for m in tree.files_under(runtime_root(path)) if claims(m) in RUNTIME_KINDS]

@@ -535,7 +535,9 @@ class Repository:
             return None
         size = self._index_entry(f"{tree}:{directory}", spec=True)
         fields = b"" if size is None else size.split()
-        if len(fields) != 3 or fields[1] != b"tree" or int(fields[2]) < LARGE_TREE:
+        if len(fields) != 3 or fields[1] != b"tree" or not fields[2].isdigit():
+            return None
+        if int(fields[2]) < LARGE_TREE:
             return None
         answer = self._index_entry(path)
         if answer is None:
