@@ -534,7 +534,7 @@ class Repository:
         if not directory or "\n" in directory:
             return None
         size = self._index_entry(f"{tree}:{directory}", spec=True)
-        fields = b"" if size is None else size.split()
+        fields = [] if size is None else size.split()
         if len(fields) != 3 or fields[1] != b"tree" or not fields[2].isdigit():
             return None
         if int(fields[2]) < LARGE_TREE:
