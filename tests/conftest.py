@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, settings
 
 from continuity_checks.cli import main
 from continuity_checks.report import sarif_format
-from tests.sarif_schema import assert_valid_sarif
+from tests.helpers.sarif import assert_valid_sarif
 
 # No wall-time limits in tests: hypothesis's per-example deadline (200 ms) and its "too slow"
 # health check fail on a loaded machine, not on a wrong result.
@@ -20,7 +20,7 @@ settings.register_profile("continuity", deadline=None, suppress_health_check=[He
 settings.load_profile("continuity")
 
 # the `root` and `cli` fixtures of the `continuity delta` tests
-pytest_plugins = ("tests.delta_cli",)
+pytest_plugins = ("tests.helpers.delta_cli",)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -1,5 +1,5 @@
 """The fuzz and crash sessions (``nox -s fuzz``, ``nox -s crash``; docs/reliability.md).
 
-Not collected by the default test run (no ``test_*.py`` here); ``tests/test_fuzz_smoke.py`` runs
-a few hundred inputs of the same harness there.
+The harness (``python -m tests.fuzz``) runs outside pytest; ``test_smoke.py`` here runs a few
+hundred inputs of it in the default run, and ``test_regressions.py`` every input it ever caught.
 """

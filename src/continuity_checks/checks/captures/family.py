@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 # Only what __init__ and claims need is imported here. The commit hook builds every family and
 # asks each to claim the staged paths; most commits stage no capture file, so the check modules
 # (files, model, history, the schemas they compile) are imported inside check_file, check_tree
-# and check_commit, the first time one runs (tests/test_check_captures.py holds this).
+# and check_commit, the first time one runs (tests/captures/test_check.py holds this).
 from continuity_checks.checks.captures import DECLARATION, layout
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config

@@ -1,0 +1,275 @@
+"""Every CC and DL1xx rule: a fixture it catches (with the line) and near-misses it passes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from continuity_checks.checks import all_rules
+from tests.conftest import EXAMPLES, RunCLI, rules_of, write_tree
+
+CHANGES = ".deltalayer/changes/"
+NAME = "2026-09-21T16-20-00p08-00--agent.json"
+GOOD = '{"started_at":"2026-09-21T16:20:00+08:00","updated_at":"2026-09-21T16:30:00+08:00","source":"agent","changes":["x"]}\n'
+LEGACY_GOOD = '{"time":"2026-09-21T16:00:00+08:00","source":"human","changes":["a"]}\n'
+PROJECT = {
+    "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n## Project Continuity\n",
+    "PROJECT.md": "# Project\n",
+}
+
+
+def delta(text: str, name: str = NAME) -> dict[str, bytes | str]:
+    return {**PROJECT, CHANGES + name: text}
+
+
+def legacy(text: bytes | str) -> dict[str, bytes | str]:
+    return {**PROJECT, ".deltalayer/changes.jsonl": text}
+
+
+# (case id, files, expected (rule, path, line) findings — exactly these)
+BAD: list[tuple[str, dict[str, bytes | str], list[tuple[str, str, int | None]]]] = [
+    ("CC002 invalid utf-8", delta(GOOD.replace("x", "\udcff", 1).encode("utf-8", "surrogateescape")),
+     [("CC002", CHANGES + NAME, 1)]),
+    ("CC003 bom", delta("\ufeff" + GOOD), [("CC003", CHANGES + NAME, 1)]),
+    ("CC004 syntax", delta('{"started_at":\n"2026-09-21T16:20:00+08:00",}\n'), [("CC004", CHANGES + NAME, 2)]),
+    ("CC005 duplicate", delta(GOOD[:-2] + ',\n"source":"other"}\n'), [("CC005", CHANGES + NAME, 2)]),
+    ("CC006 nan", delta(GOOD[:-2] + ',"n":\nNaN}\n'), [("CC006", CHANGES + NAME, 2)]),
+    ("CC006 beyond a double", delta(GOOD[:-2] + ',"n":\n-1e400}\n'), [("CC006", CHANGES + NAME, 2)]),
+    ("CC007 depth", delta(GOOD[:-2] + ',"n":' + "[" * 70 + "]" * 70 + "}\n"), [("CC007", CHANGES + NAME, 1)]),
+    ("CC009 surrogate", delta(GOOD.replace('["x"]', '["\\ud800"]')), [("CC009", CHANGES + NAME, 1)]),
+    ("CC004 integer past the digit limit", delta(GOOD[:-2] + ',"n":' + "7" * 5000 + "}\n"), [("CC004", CHANGES + NAME, 1)]),
+    ("DL101 array", delta("[]\n"), [("DL101", CHANGES + NAME, 1)]),
+    ("DL102 missing", delta('{"started_at":"2026-09-21T16:20:00+08:00","source":"agent","changes":[]}\n'),
+     [("DL102", CHANGES + NAME, 1)]),
+    ("DL103 naive", delta(GOOD.replace("16:30:00+08:00", "16:30:00")), [("DL103", CHANGES + NAME, 1)]),
+    ("DL103 feb 30", delta(GOOD.replace("2026-09-21T16:30:00+08:00", "2026-02-30")), [("DL103", CHANGES + NAME, 1)]),
+    ("DL104 source", delta(GOOD.replace('"agent"', '"  "')), [("DL104", CHANGES + NAME, 1)]),
+    # blank as DeltaLayer's reader (Python's str.strip()) sees it, where JSON Schema's \\s does not
+    ("DL104 source of separators", delta(GOOD.replace('"agent"', '"\\u001c\\u001f\\u0085"')),
+     [("DL104", CHANGES + NAME, 1)]),
+    ("DL105 changes string", delta(GOOD.replace('["x"]', '"x"')), [("DL105", CHANGES + NAME, 1)]),
+    ("DL105 non-string item", delta(GOOD.replace('["x"]', '["x",\n2]')), [("DL105", CHANGES + NAME, 2)]),
+    ("DL106 conversation_id", delta(GOOD[:-2] + ',"conversation_id":5}\n'), [("DL106", CHANGES + NAME, 1)]),
+    ("DL107 empty change", delta(GOOD.replace('["x"]', '[" "]')), [("DL107", CHANGES + NAME, 1)]),
+    ("DL107 change of separators", delta(GOOD.replace('["x"]', '["\\u001e"]')), [("DL107", CHANGES + NAME, 1)]),
+    ("DL108 status", delta(GOOD[:-2] + ',"status":"done"}\n'), [("DL108", CHANGES + NAME, 1)]),
+    ("DL109 updated before started", delta(GOOD.replace("16:30:00+08:00", "16:10:00+08:00")),
+     [("DL109", CHANGES + NAME, 1)]),
+    ("DL110 renamed", delta(GOOD, "2026-09-21T16-21-00p08-00--agent.json"),
+     [("DL110", CHANGES + "2026-09-21T16-21-00p08-00--agent.json", None)]),
+    ("DL110 other source", delta(GOOD.replace('"agent"', '"codex"')), [("DL110", CHANGES + NAME, None)]),
+    ("DL111 twin", {**delta(GOOD), CHANGES + NAME.replace(".json", ".frozen.json"): GOOD},
+     [("DL111", CHANGES + NAME, None)]),
+    ("DL112 temp", {**delta(GOOD), CHANGES + "." + NAME + ".k3j2.tmp": GOOD[:20]},
+     [("DL112", CHANGES + "." + NAME + ".k3j2.tmp", None)]),
+    ("DL114 one directory too deep", {**PROJECT, CHANGES + "sub/" + NAME: GOOD}, [("DL114", CHANGES + "sub/" + NAME, None)]),
+    ("DL113 pretty", delta(GOOD.replace(",", ", ")), [("DL113", CHANGES + NAME, 1)]),
+    ("DL113 escaped non-ascii", delta(GOOD.replace('"x"', '"\\u00e9"')), [("DL113", CHANGES + NAME, 1)]),
+    ("CC004 legacy line", legacy(LEGACY_GOOD + "\n{bad}\n" + LEGACY_GOOD), [("CC004", ".deltalayer/changes.jsonl", 3)]),
+    ("DL103 legacy time", legacy(LEGACY_GOOD + LEGACY_GOOD.replace("+08:00", "")),
+     [("DL103", ".deltalayer/changes.jsonl", 2)]),
+    ("DL102 legacy missing time", legacy('{"source":"a","changes":[]}\r\n'), [("DL102", ".deltalayer/changes.jsonl", 1)]),
+    ("DL121 torn", legacy(LEGACY_GOOD + LEGACY_GOOD[:30]), [("DL121", ".deltalayer/changes.jsonl", 2)]),
+    ("DL122 no final newline", legacy(LEGACY_GOOD + LEGACY_GOOD[:-1]), [("DL122", ".deltalayer/changes.jsonl", 2)]),
+    ("DL130 no marker", {**delta(GOOD), "AGENTS.md": "# Rules\n"}, [("DL130", "AGENTS.md", None)]),
+    ("DL130 no AGENTS.md", {CHANGES + NAME: GOOD, "PROJECT.md": "# P\n"}, [("DL130", "AGENTS.md", None)]),
+    ("DL131 no PROJECT.md", {CHANGES + NAME: GOOD, "AGENTS.md": PROJECT["AGENTS.md"]}, [("DL131", "PROJECT.md", None)]),
+    ("DL132 two sections", {**delta(GOOD), "AGENTS.md": PROJECT["AGENTS.md"] + "\n<!-- deltalayer-conversation-v0.2 -->\n"},
+     [("DL132", "AGENTS.md", 4)]),
+]  # fmt: skip
+
+GOOD_CASES: list[tuple[str, dict[str, bytes | str]]] = [
+    ("plain", delta(GOOD)),
+    ("empty changes, date-only times", delta(
+        '{"started_at":"2026-09-21","updated_at":"2026-09-21","source":"human","changes":[]}\n',
+        "2026-09-21--human.json")),
+    ("collision suffix and frozen", delta(GOOD, NAME.replace(".json", "--12.frozen.json"))),
+    ("Z normalised in the name", delta(GOOD.replace("16:20:00+08:00", "08:20:00Z"),
+                                       "2026-09-21T08-20-00p00-00--agent.json")),
+    ("unsafe source characters", delta(
+        GOOD.replace('"agent"', '"Claude 3.5 (Sonnet)"'), "2026-09-21T16-20-00p08-00--Claude-3.5-Sonnet.json")),
+    ("non-ascii source", delta(GOOD.replace('"agent"', '"人类"'), "2026-09-21T16-20-00p08-00--source.json")),
+    ("7-digit fraction and null id", delta(
+        '{"started_at":"2026-09-21T18:37:03.3760821+08:00","updated_at":"2026-09-21T18:37:03.3760821+08:00",'
+        '"source":"agent","changes":["y"],"conversation_id":null}\n',
+        "2026-09-21T18-37-03.376082p08-00--agent.json")),
+    ("legacy crlf, blank lines, date-only, extra id",
+     legacy(b'{"id":"d-1","time":"2026-09-21","source":"t","changes":["a"]}\r\n\r\n   \n' + LEGACY_GOOD.encode())),
+    ("a zero-width no-break space is text to Python's strip()",
+     delta(GOOD.replace('["x"]', '["\ufeff"]'))),
+    ("words that look like constants", delta(GOOD.replace('["x"]', '["NaN handling and Infinity scroll stay"]'))),
+    ("v0.2 marker counts", {**delta(GOOD), "AGENTS.md": "<!-- deltalayer-conversation-v0.2 -->\n"}),
+    ("AGENTS.md without .deltalayer is not ours", {"AGENTS.md": "# nothing\n"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("files", "expected"), [c[1:] for c in BAD], ids=[c[0] for c in BAD])
+def test_bad_fixture_is_caught(tmp_path: Path, run_json: RunCLI, files: dict[str, bytes | str],
+                               expected: list[tuple[str, str, int | None]]) -> None:  # fmt: skip
+    write_tree(tmp_path, files)
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert rules_of(report) == expected
+    severities = {f["severity"] for f in report["findings"]}
+    assert code == (1 if "error" in severities else 0)
+
+
+@pytest.mark.parametrize("files", [c[1] for c in GOOD_CASES], ids=[c[0] for c in GOOD_CASES])
+def test_good_fixture_passes(
+    tmp_path: Path, run_json: RunCLI, files: dict[str, bytes | str]
+) -> None:
+    write_tree(tmp_path, files)
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert report["findings"] == []
+    assert code == 0
+
+
+def test_every_file_rule_has_a_bad_fixture() -> None:
+    caught = {rule for _, _, expected in BAD for rule, _, _ in expected}
+    file_rules = {r.id for r in all_rules() if r.id.startswith("CC") or r.id.startswith("DL1")}
+    # CC001 and CC008 need file-system conditions; they have their own tests below. CC010 is
+    # for paths named inside files, which deltas have none of: tests/core/test_snapshot.py has it.
+    # CC011 and CC012 are history rules (a configuration change inside a verified range, a
+    # look-back cut short): tests/engine/test_verify.py and tests/engine/test_consistent_commits.py have them.
+    assert file_rules - caught == {"CC001", "CC008", "CC010", "CC011", "CC012"}
+
+
+def test_legacy_messages_are_the_readers(tmp_path: Path, run_json: RunCLI) -> None:
+    """A bad legacy conversation_id is said as DeltaLayer's reader (and continuity delta
+    recent) says it, not with the delta's text."""
+    write_tree(tmp_path, legacy(LEGACY_GOOD[:-2] + ',"conversation_id":5}\n'))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, rules_of(report)) == (1, [("DL106", ".deltalayer/changes.jsonl", 1)])
+    assert report["findings"][0]["message"].startswith("legacy conversation_id must be a string;")
+
+
+def test_examples_are_clean(run_json: RunCLI) -> None:
+    code, report = run_json("check", "--all", "--root", str(EXAMPLES), "--family", "deltas")
+    assert (code, report["findings"]) == (0, [])
+    assert report["summary"]["files"] == 4  # AGENTS.md, legacy, two deltas
+
+
+def test_too_large_file_is_not_read(tmp_path: Path, run_json: RunCLI) -> None:
+    write_tree(tmp_path, delta(GOOD))
+    (tmp_path / ".continuity.toml").write_text("[limits]\nmax-file-bytes = 100\n")
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert code == 1
+    assert rules_of(report) == [("CC008", CHANGES + NAME, None)]
+
+
+def test_symlink_outside_root_is_not_followed(tmp_path: Path, run_json: RunCLI) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text(GOOD)
+    project = write_tree(tmp_path / "p", PROJECT)
+    (project / CHANGES).mkdir(parents=True)
+    (project / CHANGES / NAME).symlink_to(outside)
+    code, report = run_json("check", "--all", "--root", str(project))
+    assert code == 1
+    assert rules_of(report) == [("CC001", CHANGES + NAME, None)]
+
+
+def test_paths_mode_checks_only_given_files(
+    tmp_path: Path, run_json: RunCLI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_tree(tmp_path, {**delta(GOOD), CHANGES + "bad.json": "{", "README.md": "# not ours\n"})
+    monkeypatch.chdir(tmp_path)
+    code, report = run_json("check", CHANGES + NAME, "README.md")
+    assert (code, report["findings"], report["summary"]["files"]) == (0, [], 1)
+    code, report = run_json("check", CHANGES + "bad.json")
+    assert code == 1
+    assert rules_of(report) == [("CC004", CHANGES + "bad.json", 1)]
+
+
+def test_finding_carries_pointer_column_and_hint(tmp_path: Path, run_json: RunCLI) -> None:
+    write_tree(tmp_path, delta('{"started_at":"2026-09-21T16:20:00+08:00",\n  "updated_at":"2026-09-21T16:30:00+08:00",\n  "source":"agent",\n  "changes":["ok", 7]}\n'))  # fmt: skip
+    _, report = run_json("check", "--all", "--root", str(tmp_path))
+    (finding,) = [f for f in report["findings"] if f["rule"] == "DL105"]
+    assert (finding["line"], finding["column"], finding["pointer"]) == (4, 20, "/changes/1")
+    assert "found a number 7" in finding["message"]
+    assert finding["hint"]
+
+
+def test_a_frozen_delta_is_not_told_to_be_edited(tmp_path: Path, run_json: RunCLI) -> None:
+    """A finding on a frozen delta cannot be mended in place (DL207 forbids the edit): its hint
+    says how to accept it instead; the same finding on an active delta keeps the rule's hint."""
+    frozen = NAME.replace(".json", ".frozen.json")
+    empty_change = GOOD.replace('["x"]', '[" "]')
+    write_tree(tmp_path, delta(empty_change, frozen))
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    (finding,) = report["findings"]
+    assert (code, finding["rule"], finding["path"]) == (1, "DL107", CHANGES + frozen)
+    assert "frozen" in finding["hint"] and "baseline" in finding["hint"]
+    write_tree(tmp_path / "active", delta(empty_change))
+    _, report = run_json("check", "--all", "--root", str(tmp_path / "active"))
+    (finding,) = report["findings"]
+    assert finding["rule"] == "DL107" and "frozen" not in finding["hint"]
+
+
+def test_severity_override_and_off(tmp_path: Path, run_json: RunCLI) -> None:
+    write_tree(tmp_path, delta(GOOD[:-2] + ',"status":"done"}\n'))
+    (tmp_path / ".continuity.toml").write_text('[rules]\nDL108 = "error"\n')
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert code == 1 and report["findings"][0]["severity"] == "error"
+    (tmp_path / ".continuity.toml").write_text('[rules]\nDL108 = "off"\n')
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_exclude_globs(tmp_path: Path, run_json: RunCLI) -> None:
+    write_tree(tmp_path, {**{"vendored/" + k: v for k, v in delta("{").items()}, **delta(GOOD)})
+    (tmp_path / "pyproject.toml").write_text('[tool.continuity]\nexclude = ["vendored/**"]\n')
+    code, report = run_json("check", "--all", "--root", str(tmp_path))
+    assert (code, report["findings"]) == (0, [])
+
+
+def test_parallel_workers_report_exactly_what_one_process_does(
+    tmp_path: Path, run_json: RunCLI
+) -> None:
+    files: dict[str, bytes | str] = dict(PROJECT)
+    for i in range(60):
+        name = f"2026-09-21T16-{i:02}-00p08-00--agent.json"
+        text = GOOD.replace(
+            '"started_at":"2026-09-21T16:20:00', f'"started_at":"2026-09-21T16:{i:02}:00'
+        )
+        text = text.replace(
+            '"updated_at":"2026-09-21T16:30:00', f'"updated_at":"2026-09-21T16:{i:02}:30'
+        )
+        files[CHANGES + name] = text if i % 7 else text.replace('["x"]', '[""]')  # every 7th is bad
+    files[CHANGES + "broken.json"] = "{"
+    write_tree(tmp_path, files)
+    one = run_json("check", "--all", "--root", str(tmp_path), "--jobs", "1")
+    many = run_json("check", "--all", "--root", str(tmp_path), "--jobs", "3")
+    assert one == many
+    code, report = one
+    assert code == 1
+    assert sorted({rule for rule, _, _ in rules_of(report)}) == ["CC004", "DL107"]
+    assert report["summary"]["files"] == 62
+
+
+def test_split_map_raises_a_worker_error_in_the_parent() -> None:
+    from continuity_checks.core.parallel import split_map
+
+    def work(part: Sequence[int]) -> int:
+        if 9 in part:
+            raise ValueError("item 9 is bad")
+        return sum(part)
+
+    assert split_map(work, list(range(9)), 3) == [3, 12, 21]
+    with pytest.raises(ValueError, match="item 9 is bad"):
+        split_map(work, list(range(12)), 3)
+
+
+@pytest.mark.parametrize(
+    ("cpus", "load", "expected"), [(2, 0.0, 2), (2, 0.9, 2), (2, 1.2, 1), (2, 7.5, 1), (8, 3.4, 5)]
+)
+def test_the_default_jobs_are_the_idle_cpus(
+    monkeypatch: pytest.MonkeyPatch, cpus: int, load: float, expected: int
+) -> None:
+    """A busy runner gets one process: a second would only take time slices from the other
+    work, and splitting costs CPU of its own (docs/performance.md)."""
+    from continuity_checks.core import parallel
+
+    monkeypatch.setattr(parallel, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
+    assert parallel.idle_cpus() == expected

@@ -1,0 +1,70 @@
+"""What the commit hook imports (its cost is mostly imports). One staged delta, the
+hook's command line, in a fresh interpreter: only the ``check`` command's module of the CLI, no
+baseline machinery without a baseline file, and no third-party argument parser."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+from tests.helpers.git import GitRepo, delta, isolate_git, path_of
+
+NAME = "2026-09-21T16-20-00p08-00--agent.json"
+PROJECT = {
+    "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n## Project Continuity\n",
+    "PROJECT.md": "# Project\n",
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("start", {**PROJECT, path_of(NAME): delta(changes=["a"])})
+    repo.write({path_of(NAME): delta(changes=["a", "b"], updated="2026-09-21T17:00:00+08:00")})
+    repo.git("add", "-A")
+    return repo
+
+
+def hook_modules(repo: GitRepo) -> tuple[int, set[str]]:
+    """The exit code of the hook and the modules it imported."""
+    code = (
+        "import sys\n"
+        "from continuity_checks.cli import main\n"
+        f"code = main(['check', '--staged', {path_of(NAME)!r}])\n"
+        "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo.path, env=env, capture_output=True, text=True
+    )
+    return done.returncode, set(done.stderr.split())
+
+
+def test_the_hook_imports_only_what_it_uses(repo: GitRepo) -> None:
+    code, modules = hook_modules(repo)
+    assert code == 0, modules
+    assert "continuity_checks.engine" in modules  # it did check, in this interpreter
+    assert "continuity_checks.checks.deltas.history" in modules  # and applied the history rules
+    cli = {m for m in modules if m.startswith("continuity_checks.cli.")}
+    assert cli == {
+        "continuity_checks.cli.args",
+        "continuity_checks.cli.check",
+        "continuity_checks.cli.common",
+        "continuity_checks.cli.terminal",
+    }
+    assert "continuity_checks.core.baseline" not in modules
+    assert "click" not in modules
+
+
+def test_a_baseline_file_is_read_when_there_is_one(repo: GitRepo) -> None:
+    (repo.path / ".continuity-baseline.json").write_text("not a baseline\n", encoding="utf-8")
+    code, modules = hook_modules(repo)
+    assert code == 2  # read, and refused
+    assert "continuity_checks.core.baseline" in modules

@@ -1,0 +1,198 @@
+"""The seam a family plugs into, driven through the real CLI with a family that lives in tests/.
+
+The example family (tests/example_family) is registered the way a real one is, by one line in
+``checks.PACKAGES``; everything else (``--family`` choices, configuration keys, rules, the hook
+manifest, the log format of history mode) must follow from its declaration.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from continuity_checks import checks
+from continuity_checks.cli import main
+from continuity_checks.hooks import family_hook
+from tests.conftest import REPO, RunCLI, write_tree
+from tests.helpers.git import GitRepo, isolate_git
+
+EXAMPLE = "tests.example_family"
+
+
+@pytest.fixture
+def with_example(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checks, "PACKAGES", (*checks.PACKAGES, EXAMPLE))
+
+
+def test_everything_follows_from_the_declaration(with_example: None) -> None:
+    assert "notes" in checks.names()
+    assert checks.rule_exists("ZZ101") and not checks.rule_exists("ZZ999")
+    assert {"ZZ101", "ZZ201"} <= {r.id for r in checks.all_rules()}
+    declaration = checks.declarations()[-1]
+    hook = family_hook(declaration)
+    assert (hook.id, hook.files, hook.entry) == (
+        "check-notes",
+        r"(^|/)notes/",
+        "continuity check --staged --family notes",
+    )
+
+
+def test_an_unregistered_family_is_nowhere() -> None:
+    assert "notes" not in checks.names()
+    assert not checks.rule_exists("ZZ101")  # registered by an earlier test, yet not offered
+    assert "ZZ101" not in {r.id for r in checks.all_rules()}
+
+
+def test_file_mode_reads_a_sibling_through_the_snapshot(
+    with_example: None, tmp_path: Path, run_json: RunCLI
+) -> None:
+    write_tree(tmp_path, {"notes/INDEX": "a.note\n", "notes/a.note": "A", "notes/b.note": "B"})
+    code, report = run_json("check", "--all", "--root", str(tmp_path), "--family", "notes")
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in report["findings"]] == [("ZZ101", "notes/b.note")]
+    assert report["summary"]["files"] == 2
+
+
+def test_options_come_from_the_family_table(
+    with_example: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_tree(tmp_path, {".continuity.toml": "[notes]\nbogus = 1\n", "notes/a.note": "A"})
+    assert main(["check", "--all", "--root", str(tmp_path)]) == 2
+    assert "notes.bogus" in capsys.readouterr().err
+
+
+def test_history_mode_gives_every_commit_its_author_and_both_trees(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("authors", {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"})
+    base = repo.head()
+    repo.commit("a note", {"notes/a.note": "A"})
+    repo.write({"README": "by Eve\n"})  # a path no family claims
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "readme", "--author=Eve <eve@example.invalid>")
+    eve = repo.head()
+    # Eve lists herself: the commit that does so is judged by the tree it makes (after)
+    repo.write({"notes/AUTHORS": "agent@example.invalid\neve@example.invalid\n"})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "list eve", "--author=Eve <eve@example.invalid>")
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+    assert code == 1
+    found = [(f["rule"], f["commit"], f["message"]) for f in report["findings"]]
+    assert found == [
+        ("ZZ201", eve, "expected a listed author, found eve@example.invalid (nothing; README)")
+    ]
+    assert report["summary"]["commits"] == 3
+
+
+def test_a_commit_is_judged_by_the_files_that_depend_on_what_it_changed(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """A commit that changes only notes/INDEX leaves a note it does not touch unlisted: the
+    error check --all finds in its tree and not in its parent's is reported at that commit, by
+    verify and by the commit hook, through the family's dependents of the path."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\nb.note\n"}
+    repo.commit("notes", {**files, "notes/a.note": "A", "notes/b.note": "B"})
+    base = repo.head()
+    repo.write({"notes/INDEX": "a.note\n"})
+    repo.git("add", "-A")
+    root = str(repo.path)
+    monkeypatch.chdir(repo.path)  # as git runs a hook: from the top of the work tree
+    code, report = run_json("check", "--staged", "notes/INDEX")
+    found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
+    # (the hook's identity is git's own here, not a listed author: ZZ201 too)
+    assert (code, found[-1:]) == (1, [("ZZ101", "notes/b.note", "staged")])
+    repo.git("commit", "-q", "-m", "drop b from the index")
+    dropped = repo.head()
+    repo.commit("unrelated", {"README": "r\n"})
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", root)
+    found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
+    assert (code, found) == (1, [("ZZ101", "notes/b.note", dropped)])
+
+
+# --- what a family may not do -----------------------------------------------------------------
+
+CHECKS = REPO / "src" / "continuity_checks" / "checks"
+#: Helper commands write files (through core.atomic, under a lock) and read the store they lock:
+#: they are the only family modules allowed the file system.
+HELPERS = {"deltas/store.py", "captures/helper.py"}
+FORBIDDEN_MODULES = {"os", "pathlib", "io", "shutil", "glob", "tempfile"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open":
+            names.add("open()")
+    return names
+
+
+@pytest.mark.parametrize(
+    "module",
+    sorted(p.relative_to(CHECKS).as_posix() for p in CHECKS.rglob("*.py")),
+)
+def test_checks_read_only_through_the_snapshot(module: str) -> None:
+    if module in HELPERS:
+        return
+    used = _imports(CHECKS / module) & (FORBIDDEN_MODULES | {"open()"})
+    assert not used, f"checks/{module} uses {sorted(used)}: read through the snapshot instead"
+
+
+def test_core_knows_no_family() -> None:
+    core = REPO / "src" / "continuity_checks" / "core"
+    for path in core.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "continuity_checks.checks" not in text, path
+
+
+def test_the_helper_allowlist_is_real() -> None:
+    for module in HELPERS:
+        assert (CHECKS / module).is_file()
+        assert "atomic" in (CHECKS / module).read_text(encoding="utf-8")
+
+
+def test_json_report_is_valid_for_the_example(
+    with_example: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_tree(tmp_path, {"notes/INDEX": "", "notes/x.note": "X"})
+    main(["check", "--all", "--root", str(tmp_path), "--format", "sarif"])
+    sarif = json.loads(capsys.readouterr().out)
+    rules = {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert "ZZ101" in rules
+
+
+def test_commit_trees_resolve_symlinks_as_the_work_tree_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from continuity_checks.core.git import Repository
+    from continuity_checks.core.snapshot import CommitTree, Unreadable, WorkTree
+
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.write({"a/one.json": "1", "a/two.json": "22"})
+    os.symlink("one.json", repo.path / "a" / "alias.json")
+    os.symlink("a", repo.path / "b")
+    os.symlink("../../outside", repo.path / "out")
+    sha = repo.commit("links")
+    work = WorkTree(repo.path, 1024)
+    with Repository(repo.path, 1024) as git:
+        tree = CommitTree(git, sha, 1024)
+        for snapshot in (work, tree):
+            assert snapshot.resolve("a/alias.json") == "a/one.json"
+            assert snapshot.resolve("b/two.json") == "a/two.json"
+            assert snapshot.read("b/alias.json") == b"1"
+            assert isinstance(snapshot.resolve("out/x"), Unreadable)
+            assert snapshot.list("b") == ["alias.json", "one.json", "two.json"]
