@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     at_least,
     fail,
     file_path,
@@ -45,9 +43,7 @@ fixed drops out on the next write.
 
 def main(argv: Sequence[str]) -> int:
     group = parser("baseline", DESCRIPTION)
-    commands = add_subcommands(group)
-    check = add_subcommand(
-        commands,
+    check = group.add_command(
         "check",
         "Record what `continuity check --all` finds in the whole repository (every configured\n"
         "family) as the file-mode section of the baseline.",
@@ -58,8 +54,7 @@ def main(argv: Sequence[str]) -> int:
         metavar="N",
         help="Processes for a large batch (default: one per CPU from 2,000 files on).",
     )
-    verify = add_subcommand(
-        commands,
+    verify = group.add_command(
         "verify",
         "Record what `continuity verify` finds in a range (default: all of HEAD's history) as\n"
         "the history-mode section of the baseline.",
@@ -76,7 +71,7 @@ def main(argv: Sequence[str]) -> int:
         add_root(each)
         add_config(each)
         _add_output(each)
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
     root = args.root or Path(".")

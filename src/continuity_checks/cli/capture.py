@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     at_least,
     directory,
     existing_directory,
@@ -36,10 +34,8 @@ LIST_DEPTH_HELP = (
 
 def main(argv: Sequence[str]) -> int:
     group = parser("capture", "LoopX context captures: manifests, verified reads, cycle deltas.")
-    commands = add_subcommands(group)
 
-    manifest = add_subcommand(
-        commands,
+    manifest = group.add_command(
         "manifest",
         "Write DIRECTORY/manifest.json for the capture in it (never over a different pin).",
     )
@@ -57,13 +53,10 @@ def main(argv: Sequence[str]) -> int:
         "capture-digest of the configuration, raw without one; another value is refused).",
     )
 
-    verify = add_subcommand(
-        commands, "verify", "Run every captures check on the files under DIRECTORY."
-    )
+    verify = group.add_command("verify", "Run every captures check on the files under DIRECTORY.")
     verify.add_argument("directory", metavar="DIRECTORY", type=existing_directory)
 
-    read = add_subcommand(
-        commands,
+    read = group.add_command(
         "read",
         "Read selected values of a capture, verified by digest, paged to 16,000 bytes.",
     )
@@ -83,16 +76,15 @@ def main(argv: Sequence[str]) -> int:
         "(0: the node itself; see [captures] list-depth-origin; default: %(default)s).",
     )
 
-    list_ = add_subcommand(
-        commands, "list", "List the nodes under selected pointers (same as read --list)."
+    list_ = group.add_command(
+        "list", "List the nodes under selected pointers (same as read --list)."
     )
     _add_read_options(list_)
     list_.add_argument(
         "--list-depth", type=at_least(0), default=1, metavar="N", help=LIST_DEPTH_HELP
     )
 
-    diff = add_subcommand(
-        commands,
+    diff = group.add_command(
         "diff",
         "Write the cycle delta that restores CURRENT from BASE (stdout without -o).",
     )
@@ -100,8 +92,7 @@ def main(argv: Sequence[str]) -> int:
     diff.add_argument("current", metavar="CURRENT", type=file)
     diff.add_argument("-o", "--output", dest="out", metavar="OUT", help="Write the delta here.")
 
-    apply = add_subcommand(
-        commands,
+    apply = group.add_command(
         "apply",
         "Restore the current document from BASE and a cycle DELTA; refuse on any digest mismatch.",
     )
@@ -115,7 +106,7 @@ def main(argv: Sequence[str]) -> int:
         help="Write the restored document here (canonical JSON; stdout without -o).",
     )
 
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
     from continuity_checks.core.confined_files import Refused

@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     file,
     group_usage,
     parse_group,
@@ -31,8 +29,7 @@ is; one listed with another digest is refused (exit 1) and nothing is written.
 
 def main(argv: Sequence[str]) -> int:
     group = parser("provenance", "Write provenance listings (SHA256SUMS-style files).")
-    commands = add_subcommands(group)
-    add = add_subcommand(commands, "add", ADD_DESCRIPTION)
+    add = group.add_command("add", ADD_DESCRIPTION)
     add.add_argument("files", nargs="+", metavar="FILES")
     add.add_argument(
         "--sums",
@@ -43,7 +40,7 @@ def main(argv: Sequence[str]) -> int:
     )
     add_root(add)
     add_config(add)
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
     return add_files(args.files, args.sums_file, args.root or Path("."), args.config_path)

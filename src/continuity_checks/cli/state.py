@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     fail,
     file_path,
     group_usage,
@@ -27,13 +25,11 @@ def main(argv: Sequence[str]) -> int:
     group = parser(
         "state", "DSH working state: recompute state_hash, render the bounded projection."
     )
-    commands = add_subcommands(group)
-    hash_ = add_subcommand(
-        commands,
+    hash_ = group.add_command(
         "hash",
         "Print the state_hash of FILE's content, computed exactly as DSH computes it.",
     )
-    project = add_subcommand(commands, "project", PROJECT_DESCRIPTION)
+    project = group.add_command("project", PROJECT_DESCRIPTION)
     for each in (hash_, project):
         each.add_argument("file", metavar="FILE", type=file_path)
     project.add_argument(
@@ -47,7 +43,7 @@ def main(argv: Sequence[str]) -> int:
     project.add_argument(
         "--json", dest="body_only", action="store_true", help="Print only the projection JSON."
     )
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command == "hash":
         return _hash(args.file)
     if args.command == "project":
