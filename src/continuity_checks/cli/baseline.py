@@ -18,8 +18,7 @@ from continuity_checks.cli.args import (
 from continuity_checks.cli.common import (
     BASELINE_FIX,
     WORKER_HINT,
-    add_config,
-    add_root,
+    add_where,
     load_config,
     progress_line,
 )
@@ -68,8 +67,7 @@ def main(argv: Sequence[str]) -> int:
         "history (default: %(default)s).",
     )
     for each in (check, verify):
-        add_root(each)
-        add_config(each)
+        add_where(each)
         _add_output(each)
     args = parse_group(group, argv)
     if args.command is None:

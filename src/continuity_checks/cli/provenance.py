@@ -13,7 +13,7 @@ from continuity_checks.cli.args import (
     parse_group,
     parser,
 )
-from continuity_checks.cli.common import add_config, add_root, load_config
+from continuity_checks.cli.common import add_where, load_config
 
 if TYPE_CHECKING:
     from continuity_checks.checks.provenance.family import ProvenanceFamily
@@ -38,8 +38,7 @@ def main(argv: Sequence[str]) -> int:
         metavar="FILE",
         help="The sums file to append to (default: SHA256SUMS at the top of the repository).",
     )
-    add_root(add)
-    add_config(add)
+    add_where(add)
     args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
