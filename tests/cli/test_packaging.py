@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from continuity_checks.checks import declarations, names
-from continuity_checks.cli import COMMANDS
+from continuity_checks.cli import commands
 from continuity_checks.core.config import LIMIT_KEYS, TOP_KEYS
 
 if sys.version_info >= (3, 11):
@@ -107,7 +107,7 @@ def test_setup_extras_exist() -> None:
 
 
 def test_readme_documents_every_command() -> None:
-    for name in COMMANDS:
+    for name in commands():
         assert f"continuity {name}" in README, f"README does not document `continuity {name}`"
 
 

@@ -68,7 +68,7 @@ def main(argv: Sequence[str]) -> int:
         stdin_filename=args.stdin_filename,
         staged=args.staged,
         jobs=args.jobs,
-        options=RunOptions.of(args),
+        options=RunOptions(args),
     )
 
 

@@ -7,7 +7,6 @@ import codecs
 import contextlib
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -104,32 +103,32 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     add_report(parser)
 
 
-@dataclass(frozen=True)
 class RunOptions:
-    """The options of :func:`add_run_options`, as given: ``root`` None when not given (the
-    current directory), ``families`` None when ``--family`` is not given."""
+    """The options of :func:`add_run_options`, read back from the parsed arguments: ``root``
+    None when not given (the current directory), ``families`` None when ``--family`` is not
+    given. A plain class: the commit hook pays for every class a dataclass or a NamedTuple
+    would generate code for."""
 
-    root: Path | None
-    config_path: Path | None
-    families: tuple[str, ...] | None
-    fmt: str
-    baseline_path: Path | None
-    no_baseline: bool
-    quiet: bool
-    no_color: bool
+    __slots__ = (
+        "baseline_path",
+        "config_path",
+        "families",
+        "fmt",
+        "no_baseline",
+        "no_color",
+        "quiet",
+        "root",
+    )
 
-    @classmethod
-    def of(cls, args: argparse.Namespace) -> RunOptions:
-        return cls(
-            root=args.root,
-            config_path=args.config_path,
-            families=tuple(args.families) if args.families else None,
-            fmt=args.fmt,
-            baseline_path=args.baseline_path,
-            no_baseline=args.no_baseline,
-            quiet=args.quiet,
-            no_color=args.no_color,
-        )
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.root: Path | None = args.root
+        self.config_path: Path | None = args.config_path
+        self.families: tuple[str, ...] | None = tuple(args.families) if args.families else None
+        self.fmt: str = args.fmt
+        self.baseline_path: Path | None = args.baseline_path
+        self.no_baseline: bool = args.no_baseline
+        self.quiet: bool = args.quiet
+        self.no_color: bool = args.no_color
 
 
 def baseline_file(top: Path, options: RunOptions) -> Path | None:

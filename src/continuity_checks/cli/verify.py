@@ -72,7 +72,7 @@ def main(argv: Sequence[str]) -> int:
     )
     add_run_options(command)
     args = parse(command, argv)
-    return verify(args.revision_range, args.shard_spec, RunOptions.of(args))
+    return verify(args.revision_range, args.shard_spec, RunOptions(args))
 
 
 def verify(revision_range: str | None, shard_spec: str | None, options: RunOptions) -> int:
