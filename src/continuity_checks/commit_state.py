@@ -23,7 +23,7 @@ from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange
+    from continuity_checks.core.git.log import RawChange
 
 #: Which families claim a path, and as what: (index of the family, kind) each.
 Owners = Callable[[str], Sequence[tuple[int, str]]]

@@ -37,7 +37,8 @@ from continuity_checks.mending import rewrite_hint
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline, BaselineSource
-    from continuity_checks.core.git import Base, LogRequest, RawChange, Repository
+    from continuity_checks.core.git.log import LogRequest, RawChange
+    from continuity_checks.core.git.repository import Base, Repository
     from continuity_checks.core.shard import Shard
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
@@ -179,7 +180,7 @@ def check(
     with contextlib.ExitStack() as stack:
         repo = None
         if staged:
-            from continuity_checks.core.git import Repository
+            from continuity_checks.core.git.repository import Repository
 
             repo = stack.enter_context(Repository(root, config.max_file_bytes))
         return _check(root, config, paths, under, stdin, repo, only, jobs, baseline, progress)
@@ -424,7 +425,7 @@ def check_staged(
     back through ``HEAD``'s history: :func:`~continuity_checks.last_good.before_head`), and the
     errors the commit leaves (:mod:`~continuity_checks.commit_state`). Findings carry the
     commit id ``staged``. ``staged``: what the index changes, when the caller read it already."""
-    from continuity_checks.core.git import GITLINK
+    from continuity_checks.core.git.log import GITLINK
     from continuity_checks.core.snapshot import CommitTree
 
     limit = config.max_file_bytes
@@ -566,7 +567,7 @@ def verify(
     progress is asked for). ``pushed``: the range's commits are already pushed (a run in CI),
     which changes how the hints say to mend them (:func:`rewrite_hint`).
     """
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
 
     root = Path(os.path.abspath(root))
     with Repository(root, config.max_file_bytes, revision_range=revision_range) as repo:
@@ -697,7 +698,7 @@ def _walk(
     commits before the shard, its findings dropped, until it says it no longer needs them.
     """
     from continuity_checks.core import baseline as baseline_file
-    from continuity_checks.core.git import GITLINK, LogRequest
+    from continuity_checks.core.git.log import GITLINK, LogRequest
     from continuity_checks.core.snapshot import CommitTree
 
     # the files a range is judged by (its base's), whose change inside the range is CC011
@@ -921,7 +922,7 @@ def _finish(
     whole run judged a later one, after a deletion, from the version before the deletion (the
     last good version), as a change of that delta. A path the base holds was created before
     the range, and an addition inside it is such a change too."""
-    from continuity_checks.core.git import LogRequest
+    from continuity_checks.core.git.log import LogRequest
     from continuity_checks.core.snapshot import CommitTree
 
     bases = [CommitTree(repo, sha, 0) for sha in before if earlier]

@@ -19,7 +19,8 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import CommitTree, Snapshot
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange, Repository
+    from continuity_checks.core.git.log import RawChange
+    from continuity_checks.core.git.repository import Repository
 
 #: How many earlier versions of a file the commit hook looks through for its last good one,
 #: and how many commits back it looks for a file absent from HEAD (deleted before, or new).
@@ -73,7 +74,8 @@ def look_back(
 ) -> tuple[str | None, bool]:
     """The version a change is judged from, when the version before it is not good, as
     ``verify`` remembers it: the newest good one among ``versions`` (``(commit, blob or None,
-    git mode)``, newest first, as :meth:`~continuity_checks.core.git.Repository.versions` gives
+    git mode)``, newest first, as
+    :meth:`~continuity_checks.core.git.repository.Repository.versions` gives
     them, judged by ``is_good(tree, blob, mode)``); one made before the range (not
     ``in_range``) counts as good; a path with no good version is judged from the first version
     it was added with (the promises of a file start when it is committed). Also whether a good

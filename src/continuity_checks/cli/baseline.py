@@ -111,7 +111,7 @@ def baseline_verify(
 ) -> int:
     """``continuity baseline verify``."""
     from continuity_checks import engine
-    from continuity_checks.core.git import GitError
+    from continuity_checks.core.git.errors import GitError
 
     top = project_root(root)
     config = load_config(top, config_path)

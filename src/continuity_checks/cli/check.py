@@ -84,7 +84,7 @@ def check(
     """``continuity check``; ``options.root`` None: not given (the current directory, and --all
     means the whole repository)."""
     from continuity_checks import engine
-    from continuity_checks.core.git import GitError
+    from continuity_checks.core.git.errors import GitError
     from continuity_checks.core.parallel import WorkerFailed
 
     given_root = options.root

@@ -79,7 +79,7 @@ def verify(revision_range: str | None, shard_spec: str | None, options: RunOptio
     """``continuity verify``."""
     from continuity_checks import engine
     from continuity_checks.core.baseline import BaselineError, BaselineSource
-    from continuity_checks.core.git import GitError
+    from continuity_checks.core.git.errors import GitError
     from continuity_checks.core.shard import Shard, ShardError
 
     shard = None
