@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from continuity_checks import engine
 from continuity_checks.cli.args import (
     at_least,
     fail,
@@ -22,7 +23,10 @@ from continuity_checks.cli.common import (
     load_config,
     progress_line,
 )
+from continuity_checks.core import baseline as baseline_file
 from continuity_checks.core.config import ConfigError, project_root
+from continuity_checks.core.git.errors import GitError
+from continuity_checks.core.parallel import WorkerFailed
 
 if TYPE_CHECKING:
     import argparse
@@ -86,9 +90,6 @@ def baseline_check(
     jobs: int | None, root: Path, config_path: Path | None, output: Path | None
 ) -> int:
     """``continuity baseline check``."""
-    from continuity_checks import engine
-    from continuity_checks.core.parallel import WorkerFailed
-
     top = project_root(root)
     config = load_config(top, config_path)
     progress = progress_line("text", False, "baseline check", "file")
@@ -110,9 +111,6 @@ def baseline_verify(
     revision_range: str, root: Path, config_path: Path | None, output: Path | None
 ) -> int:
     """``continuity baseline verify``."""
-    from continuity_checks import engine
-    from continuity_checks.core.git.errors import GitError
-
     top = project_root(root)
     config = load_config(top, config_path)
     progress = progress_line("text", False, "baseline verify", "commit")
@@ -134,8 +132,6 @@ def baseline_verify(
 def _write(top: Path, output: Path | None, section: str, report: Report, scope: str) -> int:
     """Replace ``section`` of the baseline file with the findings of ``report``, keeping the
     other section as it is. An existing file that is not a baseline is left alone (exit 2)."""
-    from continuity_checks.core import baseline as baseline_file
-
     target = output if output is not None else top / baseline_file.FILE_NAME
     try:
         existing = baseline_file.read(target, named=output is not None)

@@ -4,8 +4,7 @@ Pointer with paging, and diff/apply cycle deltas (see docs/formats.md, captures)
 Every command prints one JSON document on stdout and exits 0 on success, 1 on a refusal
 (``ok: false`` with a stable ``error_code``), 2 on a usage error or a file it may not read or
 write (outside the repository, through a symlinked directory, not a regular file, past the size
-limit). The work is done by
-:mod:`continuity_checks.checks.captures.helper`, imported only when a command runs.
+limit). The work is done by :mod:`continuity_checks.checks.captures.helper`.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
+from continuity_checks.checks.captures import helper
 from continuity_checks.cli.args import (
     at_least,
     directory,
@@ -25,6 +25,7 @@ from continuity_checks.cli.args import (
     parser,
     write_bytes,
 )
+from continuity_checks.core.confined_files import Refused
 
 LIST_DEPTH_HELP = (
     "Levels below each selected node (0: the node itself; see [captures] list-depth-origin; "
@@ -109,8 +110,6 @@ def main(argv: Sequence[str]) -> int:
     args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
-    from continuity_checks.core.confined_files import Refused
-
     try:
         return _emit(_run(args))
     except Refused as exc:  # a path outside the root, a FIFO, a device, a file past the limit
@@ -150,8 +149,6 @@ def _add_read_options(command: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> tuple[int, Any]:
     """The work of the subcommand ``args`` names: (exit code, what to print)."""
-    from continuity_checks.checks.captures import helper
-
     if args.command == "verify":
         return helper.verify(args.directory)
     # manifest follows the [captures] options of the repository that holds its directory; read,
@@ -184,8 +181,6 @@ def _run(args: argparse.Namespace) -> tuple[int, Any]:
 
 
 def _emit(result: tuple[int, Any]) -> int:
-    from continuity_checks.checks.captures.helper import output
-
     code, payload = result
-    write_bytes(payload if isinstance(payload, bytes) else output(payload).encode("utf-8"))
+    write_bytes(payload if isinstance(payload, bytes) else helper.output(payload).encode("utf-8"))
     return code

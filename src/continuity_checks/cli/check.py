@@ -6,6 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from continuity_checks import engine
 from continuity_checks.cli.args import at_least, fail, parse, parser
 from continuity_checks.cli.common import (
     WORKER_HINT,
@@ -18,6 +19,8 @@ from continuity_checks.cli.common import (
     read_baseline,
 )
 from continuity_checks.core.config import ConfigError, project_root
+from continuity_checks.core.git.errors import GitError
+from continuity_checks.core.parallel import WorkerFailed
 
 STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity.limits]"
 
@@ -83,10 +86,6 @@ def check(
 ) -> int:
     """``continuity check``; ``options.root`` None: not given (the current directory, and --all
     means the whole repository)."""
-    from continuity_checks import engine
-    from continuity_checks.core.git.errors import GitError
-    from continuity_checks.core.parallel import WorkerFailed
-
     given_root = options.root
     root = Path(".") if given_root is None else given_root
     if not paths and not all_files and not staged:
@@ -154,8 +153,6 @@ def check(
 
 def _stdin(top: Path, name: str | None, limit: int) -> tuple[str, bytes]:
     """The file read from standard input, and the root-relative path it is checked as."""
-    from continuity_checks import engine
-
     if not name:
         raise fail(
             "- reads a file from standard input, but what file is it?",

@@ -2,8 +2,7 @@
 
 Same commands, options, JSON output and error texts as ``prototype/deltalayer.py``: a domain
 error or an OSError prints one line ``deltalayer: <message>`` on stderr, nothing on stdout, and
-exits 2. The work is done by :mod:`continuity_checks.checks.deltas.store`, imported only when a
-command runs.
+exits 2. The work is done by :mod:`continuity_checks.checks.deltas.store`.
 """
 
 from __future__ import annotations
@@ -11,8 +10,8 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
+from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
 from continuity_checks.cli.args import (
     DASHES,
     group_usage,
@@ -20,9 +19,7 @@ from continuity_checks.cli.args import (
     with_dashes,
     write_bytes,
 )
-
-if TYPE_CHECKING:
-    from continuity_checks.checks.deltas.store import DeltaStore
+from continuity_checks.core.confined_files import Refused
 
 PROG = "deltalayer"
 LIMIT_HELP = "Number of items (1 to 1000; default: %(default)s)."
@@ -200,9 +197,6 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _run(root: str, operation: Callable[[DeltaStore], object]) -> int:
-    from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
-    from continuity_checks.core.confined_files import Refused
-
     try:
         result = operation(DeltaStore(root))
     except (DeltaError, OSError, Refused) as exc:

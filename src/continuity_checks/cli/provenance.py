@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from continuity_checks.checks.provenance.add import AddError, add
+from continuity_checks.checks.provenance.family import ProvenanceFamily
 from continuity_checks.cli.args import (
     file,
     group_usage,
@@ -14,10 +15,10 @@ from continuity_checks.cli.args import (
     parser,
 )
 from continuity_checks.cli.common import add_where, load_config
-
-if TYPE_CHECKING:
-    from continuity_checks.checks.provenance.family import ProvenanceFamily
-    from continuity_checks.core.config import Config
+from continuity_checks.core.atomic import LinkRefused
+from continuity_checks.core.config import Config, ConfigError, project_root
+from continuity_checks.core.confined_files import ConfinedFiles, Refused
+from continuity_checks.engine import relative
 
 ADD_DESCRIPTION = """\
 List FILES in a SHA256SUMS file: one GNU text line (`<sha256>  <path>`) per new file.
@@ -47,13 +48,6 @@ def main(argv: Sequence[str]) -> int:
 
 def add_files(files: list[str], sums_file: str | None, root: Path, config_path: Path | None) -> int:
     """``continuity provenance add``."""
-    from continuity_checks.checks.provenance.add import AddError, add
-    from continuity_checks.checks.provenance.family import ProvenanceFamily
-    from continuity_checks.core.atomic import LinkRefused
-    from continuity_checks.core.config import ConfigError, project_root
-    from continuity_checks.core.confined_files import ConfinedFiles, Refused
-    from continuity_checks.engine import relative
-
     top = project_root(root)  # as check does: lines and findings name paths alike
     config = load_config(top, config_path)
     try:

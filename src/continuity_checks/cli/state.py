@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from continuity_checks.checks.working_state import helper
 from continuity_checks.cli.args import (
     fail,
     file_path,
@@ -14,6 +15,8 @@ from continuity_checks.cli.args import (
     positive_number,
     write_bytes,
 )
+from continuity_checks.cli.common import load_config
+from continuity_checks.core.confined_files import ConfinedFiles, Refused
 
 PROJECT_DESCRIPTION = """\
 Print the bounded projection DSH injects for the state in FILE (a WORKING_STATE.json, a
@@ -54,9 +57,6 @@ def main(argv: Sequence[str]) -> int:
 def _read(path: Path) -> bytes:
     """The bytes of ``path``, read as every helper reads: inside the repository that holds it,
     a regular file, within its configuration's size limit; exit 2 otherwise."""
-    from continuity_checks.cli.common import load_config
-    from continuity_checks.core.confined_files import ConfinedFiles, Refused
-
     top = ConfinedFiles.around(path).top
     files = ConfinedFiles(top, load_config(top, None).max_file_bytes)
     try:
@@ -68,21 +68,17 @@ def _read(path: Path) -> bytes:
 
 
 def _hash(file: Path) -> int:
-    from continuity_checks.checks.working_state.helper import StateError, state_hash
-
     try:
-        print(state_hash(_read(file)))
-    except StateError as exc:
+        print(helper.state_hash(_read(file)))
+    except helper.StateError as exc:
         raise fail(f"{file}:{exc}") from None
     return 0
 
 
 def _project(file: Path, soft_max_chars: float, body_only: bool) -> int:
-    from continuity_checks.checks.working_state.helper import StateError, project
-
     try:
-        text = project(_read(file), soft_max_chars, body_only=body_only)
-    except StateError as exc:
+        text = helper.project(_read(file), soft_max_chars, body_only=body_only)
+    except helper.StateError as exc:
         raise fail(f"{file}:{exc}") from None
     write_bytes(text.encode("utf-8") + b"\n")
     return 0

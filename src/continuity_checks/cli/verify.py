@@ -6,6 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from continuity_checks import engine
 from continuity_checks.cli.args import fail, parse, parser
 from continuity_checks.cli.common import (
     BASELINE_FIX,
@@ -16,7 +17,10 @@ from continuity_checks.cli.common import (
     load_config,
     progress_line,
 )
+from continuity_checks.core.baseline import BaselineError, BaselineSource
 from continuity_checks.core.config import ConfigError, project_root
+from continuity_checks.core.git.errors import GitError
+from continuity_checks.core.shard import Shard, ShardError
 
 DESCRIPTION = """\
 Check every commit of a range: ownership, frozen bytes, legacy history (history mode).
@@ -77,11 +81,6 @@ def main(argv: Sequence[str]) -> int:
 
 def verify(revision_range: str | None, shard_spec: str | None, options: RunOptions) -> int:
     """``continuity verify``."""
-    from continuity_checks import engine
-    from continuity_checks.core.baseline import BaselineError, BaselineSource
-    from continuity_checks.core.git.errors import GitError
-    from continuity_checks.core.shard import Shard, ShardError
-
     shard = None
     if shard_spec is not None:
         try:
