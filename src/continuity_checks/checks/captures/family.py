@@ -101,19 +101,27 @@ class CapturesFamily:
     def _check(
         self, path: str, kind: str, data: bytes, snapshot: Snapshot
     ) -> tuple[list[Finding], Reader | None]:
-        # not at start-up: see the top
-        from continuity_checks.checks.captures import delivery, documents, manifest, reader
-
+        # each kind's check module, the first time a file of that kind is checked (see the top)
         settings = self.settings
         if kind == "manifest":
-            return manifest.check_manifest(path, data, snapshot, settings, self._is_capture), None
+            from continuity_checks.checks.captures.manifest import check_manifest
+
+            return check_manifest(path, data, snapshot, settings, self._is_capture), None
         if kind == "reader":
-            return reader.check_reader(path, data, snapshot, settings)
+            from continuity_checks.checks.captures.reader import check_reader
+
+            return check_reader(path, data, snapshot, settings)
         if kind == "delivery":
-            return delivery.check_delivery(path, data, snapshot, settings), None
+            from continuity_checks.checks.captures.delivery import check_delivery
+
+            return check_delivery(path, data, snapshot, settings), None
         if kind == "cycle-delta":
-            return delivery.check_cycle_delta(path, data, snapshot, settings), None
-        return documents.check_document(path, kind, data, snapshot, settings), None
+            from continuity_checks.checks.captures.delivery import check_cycle_delta
+
+            return check_cycle_delta(path, data, snapshot, settings), None
+        from continuity_checks.checks.captures.documents import check_document
+
+        return check_document(path, kind, data, snapshot, settings), None
 
     def _is_capture(self, path: str) -> bool:
         return self.claims(path) == "capture"
