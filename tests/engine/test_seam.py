@@ -8,6 +8,7 @@ manifest, the log format of history mode) must follow from its declaration.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 from pathlib import Path
 
@@ -210,6 +211,61 @@ def test_the_scan_sees_writers_and_upward_imports_anywhere(tmp_path: Path) -> No
         "continuity_checks.engine",
         "continuity_checks.tools.deltas",
         "continuity_checks.tools.deltas.store",
+    ]
+
+
+TOOLS = REPO / "src" / "continuity_checks" / "tools"
+#: The engine and its modules: a tool takes from them only the public names of the package.
+ENGINE = ABOVE[:5]
+
+
+def _engine_names(path: Path) -> set[str]:
+    """What ``path`` takes from the engine: ``N`` of ``from continuity_checks.engine import N``
+    and of ``engine.N``; the whole name of any other import of an engine module."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "continuity_checks.engine":
+                names.update(alias.name for alias in node.names)
+            elif _within({node.module}, ENGINE):
+                names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names if _within({alias.name}, ENGINE))
+        elif isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "engine":
+            names.add(node.attr)
+    return names
+
+
+def _private(name: str) -> bool:
+    from continuity_checks import engine
+
+    value = getattr(engine, name, None) if "." not in name else None
+    return name.startswith("_") or value is None or inspect.ismodule(value)
+
+
+@pytest.mark.parametrize(
+    "module", sorted(p.relative_to(TOOLS).as_posix() for p in TOOLS.rglob("*.py"))
+)
+def test_tools_call_the_engine_only_through_its_public_functions(module: str) -> None:
+    private = sorted(n for n in _engine_names(TOOLS / module) if _private(n))
+    assert not private, f"tools/{module} takes {private} from the engine: use its public functions"
+
+
+def test_the_engine_scan_sees_a_private_name(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from continuity_checks import engine\n"
+        "from continuity_checks.engine import check, _claimed\n"
+        "import continuity_checks.last_good\n"
+        "engine.relative(engine._walk)\n",
+        encoding="utf-8",
+    )
+    names = _engine_names(sample)
+    assert names == {"check", "_claimed", "continuity_checks.last_good", "relative", "_walk"}
+    assert sorted(n for n in names if _private(n)) == [
+        "_claimed",
+        "_walk",
+        "continuity_checks.last_good",
     ]
 
 
