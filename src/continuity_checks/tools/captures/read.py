@@ -9,7 +9,6 @@ import mmap
 import os
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from continuity_checks.checks.captures import layout, model
@@ -31,22 +30,32 @@ STDOUT_BYTES = 20_000  # at most this much output per call (SEED 001)
 READ_MODE = "context-read"
 
 
-@dataclass(frozen=True)
+# plain classes, not dataclasses: making a dataclass runs generated code at import, about 1 % of
+# a whole capture command each
+
+
 class _Request:
     """What a read asks for, every part of it checked before the capture is opened."""
 
-    capture_file: str
-    pinned: str  # the capture's digest, bare hex
-    select: list[str]
-    list_depth: int | None
+    __slots__ = ("capture_file", "list_depth", "pinned", "select")
+
+    def __init__(
+        self, capture_file: str, pinned: str, select: list[str], list_depth: int | None
+    ) -> None:
+        self.capture_file = capture_file
+        self.pinned = pinned  # the capture's digest, bare hex
+        self.select = select
+        self.list_depth = list_depth
 
 
-@dataclass(frozen=True)
 class _Selection:
     """What a read returns: the selection digest and the results (values, or listing rows)."""
 
-    digest: str
-    items: list[dict[str, Any]]
+    __slots__ = ("digest", "items")
+
+    def __init__(self, digest: str, items: list[dict[str, Any]]) -> None:
+        self.digest = digest
+        self.items = items
 
 
 def _fail(code: str, message: str, **extra: Any) -> Result:
