@@ -4,7 +4,7 @@ Pointer with paging, and diff/apply cycle deltas (see docs/formats.md, captures)
 Every command prints one JSON document on stdout and exits 0 on success, 1 on a refusal
 (``ok: false`` with a stable ``error_code``), 2 on a usage error or a file it may not read or
 write (outside the repository, through a symlinked directory, not a regular file, past the size
-limit). The work is done by :mod:`continuity_checks.checks.captures.helper`.
+limit). The work is done by :mod:`continuity_checks.tools.captures`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
-from continuity_checks.checks.captures import helper
 from continuity_checks.cli.args import (
     at_least,
     directory,
@@ -26,6 +25,8 @@ from continuity_checks.cli.args import (
     write_bytes,
 )
 from continuity_checks.core.confined_files import Refused
+from continuity_checks.tools.captures import checked, cycle, manifest, read
+from continuity_checks.tools.captures.results import output
 
 LIST_DEPTH_HELP = (
     "Levels below each selected node (0: the node itself; see [captures] list-depth-origin; "
@@ -36,18 +37,18 @@ LIST_DEPTH_HELP = (
 def main(argv: Sequence[str]) -> int:
     group = parser("capture", "LoopX context captures: manifests, verified reads, cycle deltas.")
 
-    manifest = group.add_command(
+    manifest_ = group.add_command(
         "manifest",
         "Write DIRECTORY/manifest.json for the capture in it (never over a different pin).",
     )
-    manifest.add_argument("directory", metavar="DIRECTORY", type=directory)
-    manifest.add_argument(
+    manifest_.add_argument("directory", metavar="DIRECTORY", type=directory)
+    manifest_.add_argument(
         "--capture",
         dest="name",
         help="The capture's file name in DIRECTORY "
         "(default: capture.json; projection.json in a decision-<id>/ directory).",
     )
-    manifest.add_argument(
+    manifest_.add_argument(
         "--digest",
         choices=("raw", "canonical"),
         help="Hash the capture's bytes, or its canonical JSON (default: [captures] "
@@ -57,18 +58,18 @@ def main(argv: Sequence[str]) -> int:
     verify = group.add_command("verify", "Run every captures check on the files under DIRECTORY.")
     verify.add_argument("directory", metavar="DIRECTORY", type=existing_directory)
 
-    read = group.add_command(
+    read_ = group.add_command(
         "read",
         "Read selected values of a capture, verified by digest, paged to 16,000 bytes.",
     )
-    _add_read_options(read)
-    read.add_argument(
+    _add_read_options(read_)
+    read_.add_argument(
         "--list",
         dest="as_list",
         action="store_true",
         help="List {pointer, type, size, members} instead.",
     )
-    read.add_argument(
+    read_.add_argument(
         "--list-depth",
         type=at_least(0),
         default=1,
@@ -150,24 +151,24 @@ def _add_read_options(command: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> tuple[int, Any]:
     """The work of the subcommand ``args`` names: (exit code, what to print)."""
     if args.command == "verify":
-        return helper.verify(args.directory)
+        return checked.verify(args.directory)
     # manifest follows the [captures] options of the repository that holds its directory; read,
     # list, diff and apply those of the repository that holds the current directory (as check
     # does, from any directory of it); a bad one is their refusal (exit 1)
-    modes = {"read": helper.READ_MODE, "list": helper.READ_MODE}
+    modes = {"read": read.READ_MODE, "list": read.READ_MODE}
     modes.update(manifest="capture-manifest", diff="capture-diff", apply="capture-apply")
     where = args.directory if args.command == "manifest" else "."
-    settings = helper.configured(modes[args.command], where)
+    settings = checked.configured(modes[args.command], where)
     if isinstance(settings, tuple):  # a bad configuration: the refusal
         return settings
     if args.command == "manifest":
-        return helper.manifest(args.directory, args.name, args.digest, settings)
+        return manifest.manifest(args.directory, args.name, args.digest, settings)
     if args.command == "diff":
-        return helper.diff(args.base, args.current, args.out, settings)
+        return cycle.diff(args.base, args.current, args.out, settings)
     if args.command == "apply":
-        return helper.apply(args.base, args.delta, args.out, settings)
+        return cycle.apply(args.base, args.delta, args.out, settings)
     as_list = args.command == "list" or args.as_list
-    return helper.read(
+    return read.read(
         capture_file=args.capture_file,
         capture_sha256=args.capture_sha256,
         select=list(args.select),
@@ -182,5 +183,5 @@ def _run(args: argparse.Namespace) -> tuple[int, Any]:
 
 def _emit(result: tuple[int, Any]) -> int:
     code, payload = result
-    write_bytes(payload if isinstance(payload, bytes) else helper.output(payload).encode("utf-8"))
+    write_bytes(payload if isinstance(payload, bytes) else output(payload).encode("utf-8"))
     return code

@@ -2,7 +2,7 @@
 
 Same commands, options, JSON output and error texts as ``prototype/deltalayer.py``: a domain
 error or an OSError prints one line ``deltalayer: <message>`` on stderr, nothing on stdout, and
-exits 2. The work is done by :mod:`continuity_checks.checks.deltas.store`.
+exits 2. The work is done by :mod:`continuity_checks.tools.deltas`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import argparse
 import json
 from collections.abc import Callable, Sequence
 
-from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
 from continuity_checks.cli.args import (
     DASHES,
     group_usage,
@@ -20,6 +19,7 @@ from continuity_checks.cli.args import (
     write_bytes,
 )
 from continuity_checks.core.confined_files import Refused
+from continuity_checks.tools.deltas import DeltaError, DeltaStore
 
 PROG = "deltalayer"
 LIMIT_HELP = "Number of items (1 to 1000; default: %(default)s)."

@@ -6,7 +6,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from continuity_checks.checks.provenance.add import AddError, add
 from continuity_checks.checks.provenance.family import ProvenanceFamily
 from continuity_checks.cli.args import (
     file,
@@ -19,6 +18,7 @@ from continuity_checks.core.atomic import LinkRefused
 from continuity_checks.core.config import Config, ConfigError, project_root
 from continuity_checks.core.confined_files import ConfinedFiles, Refused
 from continuity_checks.engine import relative
+from continuity_checks.tools.provenance.add import AddError, add
 
 ADD_DESCRIPTION = """\
 List FILES in a SHA256SUMS file: one GNU text line (`<sha256>  <path>`) per new file.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from continuity_checks.checks.working_state import helper
 from continuity_checks.cli.args import (
     fail,
     file_path,
@@ -17,6 +16,7 @@ from continuity_checks.cli.args import (
 )
 from continuity_checks.cli.common import load_config
 from continuity_checks.core.confined_files import ConfinedFiles, Refused
+from continuity_checks.tools.working_state import helper
 
 PROJECT_DESCRIPTION = """\
 Print the bounded projection DSH injects for the state in FILE (a WORKING_STATE.json, a
