@@ -35,6 +35,7 @@ class Parser(argparse.ArgumentParser):
         super().__init__(**kwargs)
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """argparse's ``add_argument``, with the option's strings recorded."""
         action = super().add_argument(*args, **kwargs)
         names = tuple(action.option_strings)
         self.option_names.update(names)
