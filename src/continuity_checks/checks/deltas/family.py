@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
+from continuity_checks.checks.deltas.settings import HistoryOptions, OwnerOptions
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
@@ -30,17 +31,17 @@ if TYPE_CHECKING:
 class DeltasFamily:
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
-        self.legacy_mode: str = option(
+        legacy_mode: str = option(
             config, "deltas", "legacy", "read-only", ("read-only", "append-only")
         )
-        self.ownership: str = option(
+        ownership: str = option(
             config,
             "deltas",
             "ownership",
             "trailer-or-single",
             ("trailer-or-single", "trailer", "off"),
         )
-        self.allow_delete: bool = option(config, "deltas", "allow-delete", False, (False, True))
+        allow_delete: bool = option(config, "deltas", "allow-delete", False, (False, True))
         legacy_files = config.family_options("deltas").get("legacy-files", [])
         if not isinstance(legacy_files, list) or not all(isinstance(g, str) for g in legacy_files):
             raise config.error(
@@ -54,11 +55,6 @@ class DeltasFamily:
             "author-email",
             ("author-email", "committer-email", "off"),
         )
-        #: the commit field whose value owns a delta (DL211), None when ownership by identity
-        #: is off (also with ownership = "off")
-        self.owner_field: str | None = (
-            None if identity == "off" or self.ownership == "off" else identity.replace("-", "_")
-        )
         allowed = config.family_options("deltas").get("owner-allowed", [])
         if not isinstance(allowed, list) or not all(
             isinstance(a, str) and a.strip() for a in allowed
@@ -67,10 +63,23 @@ class DeltasFamily:
                 "deltas.owner-allowed",
                 f"expected a list of identities (email addresses), found {allowed!r}",
             )
-        #: identities that may change any delta, compared as owners are (see owners.normal)
+        # identities that may change any delta, compared as owners are (see owners.normal)
         from continuity_checks.checks.deltas.owners import normal
 
-        self.owner_allowed = frozenset(normal(a) for a in allowed)
+        #: what the history checks read; ownership by identity is off with either option off
+        self.history_options = HistoryOptions(
+            ownership=ownership,
+            legacy_mode=legacy_mode,
+            allow_delete=allow_delete,
+            max_depth=config.max_depth,
+            owners=None
+            if identity == "off" or ownership == "off"
+            else OwnerOptions(
+                field=identity.replace("-", "_"),
+                allowed=frozenset(normal(a) for a in allowed),
+                allow_delete=allow_delete,
+            ),
+        )
         self.max_depth = config.max_depth
         self._history: HistoryChecks | None = None  # history mode only, made on first use
         self._exclude = Globs(config.exclude)
@@ -134,7 +143,7 @@ class DeltasFamily:
             # imported here: the commit hook (file mode) never needs the history checks
             from continuity_checks.checks.deltas.history import HistoryChecks
 
-            self._history = HistoryChecks(self)
+            self._history = HistoryChecks(self.history_options)
         findings.extend(self._history.check_commit(context))
         return findings
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 # sums, manifest, history, listed) are imported inside the calls that use them.
 from continuity_checks.checks.provenance import DECLARATION
 from continuity_checks.checks.provenance import rules as rules  # registers the PV rules
+from continuity_checks.checks.provenance.settings import HistoryOptions
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
@@ -99,13 +100,15 @@ class ProvenanceFamily:
             config, DECLARATION.name, "relative-to", "root", ("root", "sums-file")
         )
         self.max_depth = config.max_depth
+        #: what the history checks read
+        self.history_options = HistoryOptions(self.relative_to, self.max_depth)
         # the engine hands over no change of an excluded path, so the listings read at the start
         # of a range leave the excluded ones out too (see history.Pins)
         self.exclude = Globs(config.exclude)
         self.pins: Pins | None = None
         """Which originals the listings pin, for this run only: built at the first commit."""
         self._check_commit: (
-            Callable[[ProvenanceFamily, CommitContext, set[str]], list[Finding]] | None
+            Callable[[HistoryOptions, Pins, CommitContext, set[str]], list[Finding]] | None
         )
         self._check_commit = None
         self._unlisted_at: str | None = None
@@ -182,10 +185,8 @@ class ProvenanceFamily:
     def _index(self, tree: Snapshot) -> Pins:
         """The index of ``tree``'s listings when the history checks have not read it (a tree
         they were not handed): read once, kept for the next question about the same tree."""
-        from continuity_checks.checks.provenance.history import Pins
-
         if self._other is None or self._other.at != tree.commit:
-            self._other = Pins.build(self, tree)
+            self._other = self._built(tree)
         return self._other
 
     def same_cause(self, history: Finding, state: Finding) -> bool:
@@ -220,8 +221,17 @@ class ProvenanceFamily:
             from continuity_checks.checks.provenance import history
 
             check = self._check_commit = history.check_commit
-        findings.extend(check(self, context, {link.path for link in links}))
+        pins = self.pins
+        if pins is None or pins.at != context.before.commit:
+            pins = self.pins = self._built(context.before)
+        findings.extend(check(self.history_options, pins, context, {link.path for link in links}))
         return findings
+
+    def _built(self, tree: Snapshot) -> Pins:
+        """What the listings of ``tree`` pin, read from the whole tree (``history.Pins``)."""
+        from continuity_checks.checks.provenance.history import Pins  # see the imports
+
+        return Pins.build(tree, self.listings(tree), self.history_options)
 
     def kept(self, path: str) -> str | None:
         """``"a regular file"`` for a sums file or manifest (PV205 when committed as a

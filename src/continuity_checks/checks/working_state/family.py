@@ -13,6 +13,7 @@ from continuity_checks.checks.working_state import rules as rules  # registers t
 from continuity_checks.checks.working_state.settings import (
     DEFAULT_COMPRESS_WARN_CHARS,
     RUNTIME_KINDS,
+    HistoryOptions,
     Settings,
 )
 from continuity_checks.core import symlinks
@@ -47,8 +48,8 @@ class WorkingStateFamily:
                 "working-state.compress-warn-chars",
                 f"expected a positive integer, found {warn!r}",
             )
-        self.max_depth = config.max_depth
         self.settings = Settings(config.max_depth, warn)
+        self.history_options = HistoryOptions(config.max_depth)
         self._endings = DEFAULT_ENDINGS if projections == list(DEFAULT_PROJECTIONS) else None
         self._dependents: Dependents | None = None  # history mode only, made on first use
 
@@ -127,7 +128,7 @@ class WorkingStateFamily:
             from continuity_checks.checks.working_state import history
 
             linked = {link.path for link in links}
-            findings.extend(history.check_commit(context, self.max_depth, linked))
+            findings.extend(history.check_commit(context, self.history_options, linked))
         return findings
 
     def kept(self, path: str) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any
 from continuity_checks.checks.working_state import files
 from continuity_checks.checks.working_state import rules as ws
 from continuity_checks.checks.working_state import state as dsh
-from continuity_checks.checks.working_state.settings import RUNTIME_KINDS
+from continuity_checks.checks.working_state.settings import RUNTIME_KINDS, HistoryOptions
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import show
 from continuity_checks.core.family import Change, CommitContext
@@ -35,7 +35,7 @@ BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"
 
 
 def check_commit(
-    context: CommitContext, max_depth: int, linked: Collection[str] = ()
+    context: CommitContext, options: HistoryOptions, linked: Collection[str] = ()
 ) -> list[Finding]:
     """The findings of one commit; ``linked`` are the paths it left as symlinks (WS206)."""
     sha = context.commit.sha
@@ -45,7 +45,7 @@ def check_commit(
         findings.extend(files.runtime_findings(runtime, sha))
     for change in context.changes:
         if change.kind == "state" and change.status == "M" and change.path not in linked:
-            findings.extend(_state(change, sha, max_depth))
+            findings.extend(_state(change, sha, options.max_depth))
     return findings
 
 
