@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
-from continuity_checks.checks.deltas.settings import HistoryOptions, OwnerOptions
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
@@ -31,17 +30,17 @@ if TYPE_CHECKING:
 class DeltasFamily:
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
-        legacy_mode: str = option(
+        self.legacy_mode: str = option(
             config, "deltas", "legacy", "read-only", ("read-only", "append-only")
         )
-        ownership: str = option(
+        self.ownership: str = option(
             config,
             "deltas",
             "ownership",
             "trailer-or-single",
             ("trailer-or-single", "trailer", "off"),
         )
-        allow_delete: bool = option(config, "deltas", "allow-delete", False, (False, True))
+        self.allow_delete: bool = option(config, "deltas", "allow-delete", False, (False, True))
         legacy_files = config.family_options("deltas").get("legacy-files", [])
         if not isinstance(legacy_files, list) or not all(isinstance(g, str) for g in legacy_files):
             raise config.error(
@@ -55,6 +54,11 @@ class DeltasFamily:
             "author-email",
             ("author-email", "committer-email", "off"),
         )
+        #: the commit field whose value owns a delta (DL211), None when ownership by identity
+        #: is off (also with ownership = "off")
+        self.owner_field: str | None = (
+            None if identity == "off" or self.ownership == "off" else identity.replace("-", "_")
+        )
         allowed = config.family_options("deltas").get("owner-allowed", [])
         if not isinstance(allowed, list) or not all(
             isinstance(a, str) and a.strip() for a in allowed
@@ -63,23 +67,10 @@ class DeltasFamily:
                 "deltas.owner-allowed",
                 f"expected a list of identities (email addresses), found {allowed!r}",
             )
-        # identities that may change any delta, compared as owners are (see owners.normal)
+        #: identities that may change any delta, compared as owners are (see owners.normal)
         from continuity_checks.checks.deltas.owners import normal
 
-        #: what the history checks read; ownership by identity is off with either option off
-        self.history_options = HistoryOptions(
-            ownership=ownership,
-            legacy_mode=legacy_mode,
-            allow_delete=allow_delete,
-            max_depth=config.max_depth,
-            owners=None
-            if identity == "off" or ownership == "off"
-            else OwnerOptions(
-                field=identity.replace("-", "_"),
-                allowed=frozenset(normal(a) for a in allowed),
-                allow_delete=allow_delete,
-            ),
-        )
+        self.owner_allowed = frozenset(normal(a) for a in allowed)
         self.max_depth = config.max_depth
         self._history: HistoryChecks | None = None  # history mode only, made on first use
         self._exclude = Globs(config.exclude)
@@ -141,9 +132,17 @@ class DeltasFamily:
             return findings
         if self._history is None:
             # imported here: the commit hook (file mode) never needs the history checks
-            from continuity_checks.checks.deltas.history import HistoryChecks
+            from continuity_checks.checks.deltas.history import HistoryChecks, HistoryOptions
 
-            self._history = HistoryChecks(self.history_options)
+            options = HistoryOptions(
+                ownership=self.ownership,
+                legacy_mode=self.legacy_mode,
+                allow_delete=self.allow_delete,
+                max_depth=self.max_depth,
+                owner_field=self.owner_field,
+                owner_allowed=self.owner_allowed,
+            )
+            self._history = HistoryChecks(options)
         findings.extend(self._history.check_commit(context))
         return findings
 

@@ -30,7 +30,6 @@ from typing import NamedTuple
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
 from continuity_checks.checks.deltas.owners import Owners
-from continuity_checks.checks.deltas.settings import HistoryOptions
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
@@ -43,6 +42,26 @@ TRAILER = "Continuity-Delta"
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
 _MISSING = object()
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """The options the history checks read, built once by the family from its configuration."""
+
+    #: ``deltas.ownership``: ``trailer-or-single``, ``trailer`` or ``off``
+    ownership: str
+    #: ``deltas.legacy``: ``read-only`` or ``append-only``
+    legacy_mode: str
+    #: ``deltas.allow-delete``: deleting a delta is no finding, and a re-added one is new
+    allow_delete: bool
+    #: ``limits.max-depth``, for parsing each version
+    max_depth: int
+    #: the commit field whose value owns a delta (DL211, ``deltas.owner-identity``); None when
+    #: ownership by identity is off (also with ``ownership = "off"``)
+    owner_field: str | None
+    #: ``deltas.owner-allowed``: identities that may change any delta, as ``owners.normal``
+    #: gives them
+    owner_allowed: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -70,7 +89,11 @@ class HistoryChecks:
         #: trailer values -> the paths they name (most commits repeat their predecessor's)
         self._names: dict[tuple[str, ...], frozenset[str]] = {}
         #: ownership by identity (DL211), None when it is off
-        self.owners = Owners(options.owners) if options.owners is not None else None
+        self.owners = (
+            Owners(options.owner_field, options.owner_allowed, options.allow_delete)
+            if options.owner_field is not None
+            else None
+        )
 
     def named(self, values: tuple[str, ...]) -> frozenset[str]:
         found = self._names.get(values)

@@ -23,7 +23,6 @@ from typing import NamedTuple
 
 from continuity_checks.checks.deltas import naming
 from continuity_checks.checks.deltas import rules as dl
-from continuity_checks.checks.deltas.settings import OwnerOptions
 from continuity_checks.core.family import Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot
@@ -61,10 +60,10 @@ class _Unknown(NamedTuple):
 class Owners:
     """DL211 for one run: the creators it has seen, and the changes still waiting for theirs."""
 
-    def __init__(self, options: OwnerOptions) -> None:
-        self.field = options.field
-        self.allowed = options.allowed
-        self.allow_delete = options.allow_delete
+    def __init__(self, field: str, allowed: frozenset[str], allow_delete: bool) -> None:
+        self.field = field
+        self.allowed = allowed
+        self.allow_delete = allow_delete
         #: a version of a delta made in this run, (its X.json path, blob id) -> who created the
         #: delta it is a version of. By version, not by path: two lines of history can hold
         #: deltas of one name with different creators (a side branch or an unrelated history

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 # sums, manifest, history, listed) are imported inside the calls that use them.
 from continuity_checks.checks.provenance import DECLARATION
 from continuity_checks.checks.provenance import rules as rules  # registers the PV rules
-from continuity_checks.checks.provenance.settings import HistoryOptions
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, CommitContext, FileInput, option, options
@@ -20,7 +19,7 @@ from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from continuity_checks.checks.provenance.history import Pins
+    from continuity_checks.checks.provenance.history import HistoryOptions, Pins
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
@@ -100,8 +99,6 @@ class ProvenanceFamily:
             config, DECLARATION.name, "relative-to", "root", ("root", "sums-file")
         )
         self.max_depth = config.max_depth
-        #: what the history checks read
-        self.history_options = HistoryOptions(self.relative_to, self.max_depth)
         # the engine hands over no change of an excluded path, so the listings read at the start
         # of a range leave the excluded ones out too (see history.Pins)
         self.exclude = Globs(config.exclude)
@@ -111,6 +108,8 @@ class ProvenanceFamily:
             Callable[[HistoryOptions, Pins, CommitContext, set[str]], list[Finding]] | None
         )
         self._check_commit = None
+        self._history_options: HistoryOptions | None = None
+        """What the history checks read (see :meth:`_options`)."""
         self._unlisted_at: str | None = None
         """A commit (or tree) known to hold no listing, before the first that does."""
         self._unlisted_trees: tuple[str | None, ...] = ()
@@ -224,14 +223,22 @@ class ProvenanceFamily:
         pins = self.pins
         if pins is None or pins.at != context.before.commit:
             pins = self.pins = self._built(context.before)
-        findings.extend(check(self.history_options, pins, context, {link.path for link in links}))
+        findings.extend(check(self._options(), pins, context, {link.path for link in links}))
         return findings
+
+    def _options(self) -> HistoryOptions:
+        """What the history checks read, made once, at their first use."""
+        if self._history_options is None:
+            from continuity_checks.checks.provenance.history import HistoryOptions  # see the top
+
+            self._history_options = HistoryOptions(self.relative_to, self.max_depth)
+        return self._history_options
 
     def _built(self, tree: Snapshot) -> Pins:
         """What the listings of ``tree`` pin, read from the whole tree (``history.Pins``)."""
         from continuity_checks.checks.provenance.history import Pins  # see the imports
 
-        return Pins.build(tree, self.listings(tree), self.history_options)
+        return Pins.build(tree, self.listings(tree), self._options())
 
     def kept(self, path: str) -> str | None:
         """``"a regular file"`` for a sums file or manifest (PV205 when committed as a

@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING
 from continuity_checks.checks.provenance import listed, manifest, sums
 from continuity_checks.checks.provenance import rules as pv
 from continuity_checks.checks.provenance.listed import named
-from continuity_checks.checks.provenance.settings import HistoryOptions
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
@@ -55,6 +54,17 @@ if TYPE_CHECKING:
 
 _NAMED_AT_MOST = 5  # paths named in a finding about a deleted listing
 _SYMLINK = "120000"
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """The options the history checks read, built once by the family from its configuration."""
+
+    #: ``provenance.relative-to``: what a sums file's paths are relative to (``root`` or
+    #: ``sums-file``)
+    relative_to: str
+    #: ``limits.max-depth``, for parsing each manifest
+    max_depth: int
 
 
 @dataclass(frozen=True)

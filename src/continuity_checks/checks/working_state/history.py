@@ -19,12 +19,13 @@ from the new version.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from continuity_checks.checks.working_state import files
 from continuity_checks.checks.working_state import rules as ws
 from continuity_checks.checks.working_state import state as dsh
-from continuity_checks.checks.working_state.settings import RUNTIME_KINDS, HistoryOptions
+from continuity_checks.checks.working_state.settings import RUNTIME_KINDS
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import show
 from continuity_checks.core.family import Change, CommitContext
@@ -32,6 +33,14 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
 
 BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """The options the history checks read, built once by the family from its configuration."""
+
+    #: ``limits.max-depth``, for parsing each version of a state
+    max_depth: int
 
 
 def check_commit(

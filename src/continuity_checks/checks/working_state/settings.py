@@ -21,11 +21,3 @@ RUNTIME_KINDS = ("runtime", "transaction")
 class Settings:
     max_depth: int
     compress_warn_chars: int
-
-
-@dataclass(frozen=True)
-class HistoryOptions:
-    """What the history checks (``history``) read."""
-
-    #: ``limits.max-depth``, for parsing each version of a state
-    max_depth: int
