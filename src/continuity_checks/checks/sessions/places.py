@@ -41,7 +41,7 @@ def last_node_file(
     snapshot: Snapshot, directory: str, listing: list[str] | Unreadable | None = None
 ) -> str | None:
     """The session's node file that comes last by name: the one whose arrival in ``check_file``
-    completes the session (see :class:`Gather`). None when history/ has no node file."""
+    completes the session (see :class:`~.session.Gather`). None when history/ has no node file."""
     if listing is None:
         listing = snapshot.list(directory + "history")
     if isinstance(listing, Unreadable):

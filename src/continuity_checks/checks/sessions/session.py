@@ -43,8 +43,8 @@ class Gather:
     by another process, in another order, or not part of the run) is read there. Everything
     held belongs to the session being gathered: a file of another session drops it (files
     arrive sorted, a session's together), so memory is one session's nodes, whatever the number
-    of sessions. :class:`SessionsTree` judges a session only when its last node file was not
-    part of the run, or could not be read: each session is judged once."""
+    of sessions. :class:`~.stream.SessionsTree` judges a session only when its last node file
+    was not part of the run, or could not be read: each session is judged once."""
 
     def __init__(self) -> None:
         self.directory: str | None = None

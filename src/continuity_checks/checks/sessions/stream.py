@@ -36,8 +36,8 @@ class SessionsTree:
 
     A session is settled when a file of another session arrives (or at the end): if its last
     node file by name was part of the run, ``check_file`` judges it whole when that file
-    arrives (:class:`Gather`); otherwise it is judged at the end (:attr:`deferred`), as its
-    last node file may still come later in the stream (sources that overlap: ``d`` then
+    arrives (:class:`~.session.Gather`); otherwise it is judged at the end (:attr:`deferred`),
+    as its last node file may still come later in the stream (sources that overlap: ``d`` then
     ``d/<session>/history/<last>``), and Gather would then judge it a second time. Each
     settled session's directory is remembered (:attr:`settled`, the one thing kept per
     session: about 110 bytes), so that a session met again or named by the registries is not
