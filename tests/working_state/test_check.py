@@ -673,11 +673,11 @@ def test_any_json_gives_findings_never_a_traceback(value: dict[str, Any], where:
 @settings(max_examples=100, deadline=None)
 @given(data=st.binary(max_size=64))
 def test_any_bytes_give_findings_never_a_traceback(data: bytes) -> None:
-    from continuity_checks.checks.working_state import helper
     from continuity_checks.checks.working_state.family import WorkingStateFamily
     from continuity_checks.core.config import Config
     from continuity_checks.core.family import FileInput
     from continuity_checks.core.snapshot import WorkTree
+    from continuity_checks.tools.working_state import helper
 
     family = WorkingStateFamily(Config())
     snapshot = WorkTree(Path(__file__).parent, 1 << 20)

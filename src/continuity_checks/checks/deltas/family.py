@@ -98,7 +98,7 @@ class DeltasFamily:
         legacy history or the store's lock: no reader of DeltaLayer's reads it."""
         if ".deltalayer/" not in path or "/.deltalayer/" not in f"/{path}":
             return None
-        from continuity_checks.checks.deltas.store import LOCK_NAME  # not at start-up
+        from continuity_checks.checks.deltas.naming import LOCK_NAME  # not at start-up
 
         head, _, name = path.rpartition("/")
         if name == LOCK_NAME and (head == ".deltalayer" or head.endswith("/.deltalayer")):
