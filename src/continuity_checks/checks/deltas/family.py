@@ -132,9 +132,17 @@ class DeltasFamily:
             return findings
         if self._history is None:
             # imported here: the commit hook (file mode) never needs the history checks
-            from continuity_checks.checks.deltas.history import HistoryChecks
+            from continuity_checks.checks.deltas.history import HistoryChecks, HistoryOptions
 
-            self._history = HistoryChecks(self)
+            options = HistoryOptions(
+                ownership=self.ownership,
+                legacy_mode=self.legacy_mode,
+                allow_delete=self.allow_delete,
+                max_depth=self.max_depth,
+                owner_field=self.owner_field,
+                owner_allowed=self.owner_allowed,
+            )
+            self._history = HistoryChecks(options)
         findings.extend(self._history.check_commit(context))
         return findings
 
