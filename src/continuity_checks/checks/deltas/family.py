@@ -17,6 +17,7 @@ from continuity_checks.core.family import (
     Origins,
     option,
     options,
+    strings_option,
 )
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
@@ -41,12 +42,9 @@ class DeltasFamily:
             ("trailer-or-single", "trailer", "off"),
         )
         self.allow_delete: bool = option(config, "deltas", "allow-delete", False, (False, True))
-        legacy_files = config.family_options("deltas").get("legacy-files", [])
-        if not isinstance(legacy_files, list) or not all(isinstance(g, str) for g in legacy_files):
-            raise config.error(
-                "deltas.legacy-files", f"expected a list of glob strings, found {legacy_files!r}"
-            )
-        self.legacy_files = Globs(legacy_files)
+        self.legacy_files = Globs(
+            strings_option(config, "deltas", "legacy-files", (), "glob strings")
+        )
         identity: str = option(
             config,
             "deltas",
@@ -59,14 +57,9 @@ class DeltasFamily:
         self.owner_field: str | None = (
             None if identity == "off" or self.ownership == "off" else identity.replace("-", "_")
         )
-        allowed = config.family_options("deltas").get("owner-allowed", [])
-        if not isinstance(allowed, list) or not all(
-            isinstance(a, str) and a.strip() for a in allowed
-        ):
-            raise config.error(
-                "deltas.owner-allowed",
-                f"expected a list of identities (email addresses), found {allowed!r}",
-            )
+        allowed = strings_option(
+            config, "deltas", "owner-allowed", (), "identities (email addresses)"
+        )
         #: identities that may change any delta, compared as owners are (see owners.normal)
         from continuity_checks.checks.deltas.owners import normal
 
