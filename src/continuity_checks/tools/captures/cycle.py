@@ -32,7 +32,7 @@ def diff(
     refuse_output(out, settings)
     try:
         base_data = confined(base, settings).read(base)
-        base_value, base_sha = parse_json(base, base_data), hashing.sha256_bytes(base_data).hex
+        base_value, base_sha = parse_json(base, base_data), hashing.sha256_hex(base_data)
         current_value = load_json(current, settings)
     except (OSError, ValueError) as exc:
         return refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
@@ -81,7 +81,7 @@ def apply(
     refuse_output(out, settings)
     try:
         base_data = confined(base, settings).read(base)
-        base_value, base_sha = parse_json(base, base_data), hashing.sha256_bytes(base_data).hex
+        base_value, base_sha = parse_json(base, base_data), hashing.sha256_hex(base_data)
         delta = load_json(delta_file, settings)
     except (OSError, ValueError) as exc:
         return refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
@@ -105,7 +105,7 @@ def apply(
             mode, "OPERATION_INVALID", f"operation {exc.index}: {exc}", pointer=exc.pointer
         )
     data = model.canonical_bytes(restored)
-    target = hashing.sha256_bytes(data).hex
+    target = hashing.sha256_hex(data)
     if not hashing.same_digest(delta["target_sha256"], target):
         return refuse(
             mode,
