@@ -145,8 +145,8 @@ class Checker:
         return digest.hex, digest.size
 
     def document(self, path: str, pointer: str, report: bool = True) -> Any:
-        """The parsed value of a neighbour, or :data:`jp.MISSING` (reported at the neighbour
-        when ``report``: its own check may report it already)."""
+        """The parsed value of a neighbour, or ``core.pointer.MISSING`` (reported at the
+        neighbour when ``report``: its own check may report it already)."""
         data = self.snapshot.read(path)
         if isinstance(data, Unreadable):
             self.unreadable(data, pointer)

@@ -137,9 +137,10 @@ def select(
     restart: Callable[[], None] | None = None,
 ) -> list[Any]:
     """The values at ``pointers`` in the JSON bytes ``data`` (bytes, or any buffer such as a
-    mapped file), in order, ``pointer.MISSING`` for an absent one. ``release(pos)`` is told,
-    every megabyte or so, that the bytes before ``pos`` were passed; ``restart()`` that the next
-    pointer starts from the root again. Raises :class:`ScanError` or ``pointer.PointerError``."""
+    mapped file), in order, ``core.pointer.MISSING`` for an absent one. ``release(pos)`` is
+    told, every megabyte or so, that the bytes before ``pos`` were passed; ``restart()`` that
+    the next pointer starts from the root again. Raises :class:`ScanError` or
+    ``core.pointer.PointerError``."""
     scanner = _Scanner(data, release)
     found: list[Any] = []
     for pointer in pointers:
