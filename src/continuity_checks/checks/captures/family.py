@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from continuity_checks.checks.captures import DECLARATION, layout
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
+from continuity_checks.core.family import Claimed, CommitContext, Family, FileInput, options
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -34,7 +34,7 @@ _ANYWHERE = {
 _DECISION_ONLY = {layout.PROJECTION: "capture", layout.DELIVERY: "delivery"}
 
 
-class CapturesFamily:
+class CapturesFamily(Family):
     def __init__(self, config: Config) -> None:
         table = options(config, DECLARATION)
         roots = table.get("roots", [])

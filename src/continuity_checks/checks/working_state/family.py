@@ -17,7 +17,7 @@ from continuity_checks.checks.working_state.settings import (
 )
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, FileInput, options
+from continuity_checks.core.family import Claimed, CommitContext, Family, FileInput, options
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
@@ -31,7 +31,7 @@ DEFAULT_PROJECTIONS = ("**/*.projection.json", "**/*-injection.raw.txt")
 DEFAULT_ENDINGS = (".projection.json", "-injection.raw.txt")
 
 
-class WorkingStateFamily:
+class WorkingStateFamily(Family):
     def __init__(self, config: Config) -> None:
         table = options(config, DECLARATION)
         projections = table.get("projections", list(DEFAULT_PROJECTIONS))
