@@ -221,6 +221,12 @@ class Family(Protocol):
         return True
 
 
+def judges_every_claim(family: Family) -> bool:
+    """Whether ``family`` keeps the default :meth:`Family.unjudged`: it judges every file it
+    claims, in any tree, so that no one need ask it file by file."""
+    return type(family).unjudged is Family.unjudged
+
+
 class TreeCheck(Protocol):
     """One file-mode run's cross-file check, fed as the engine goes.
 

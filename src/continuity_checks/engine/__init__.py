@@ -1,21 +1,20 @@
 """The engine: file mode (:func:`check`, with the commit being made: :func:`check_staged`) and
 history mode (:func:`verify`), each driving the families over a snapshot and filling a Report.
 
-One module per concern: the work tree's discovery walk (``walk``), file mode's sources and
-stream (``sources``) and its one loop (``pipeline``, ``file_mode``), the commit being made
-(``staged``), the walk of a range (``history``), the commit router both use (``router``), the
-state a commit leaves (``commit_state``), last good versions (``last_good``), what file mode
-does not check (``territory``), how to mend a commit (``mending``), configuration changes
-inside a range (``config_changes``), the commit order of a report (``commit_order``).
+One module per concern: file mode's discovery (``walk``: the work tree's walk, the stream of
+claimed files), file mode and its one loop (``file_mode``), the commit being made (``staged``),
+the walk of a range (``history``), the commit router both use (``router``), the state a commit
+leaves (``commit_state``), last good versions (``last_good``), what file mode does not check
+(``territory``), how to mend a commit (``mending``), configuration changes inside a range
+(``config_changes``), the commit order of a report (``commit_order``).
 """
 
 from __future__ import annotations
 
 from continuity_checks.engine.commit_order import CommitOrder
 from continuity_checks.engine.config_changes import NO_BASE_CONFIG, base_config
-from continuity_checks.engine.file_mode import PARALLEL_FROM, check
+from continuity_checks.engine.file_mode import PARALLEL_FROM, Progress, check
 from continuity_checks.engine.history import verify
-from continuity_checks.engine.pipeline import Progress
 from continuity_checks.engine.staged import check_staged
 from continuity_checks.engine.walk import relative, walk
 

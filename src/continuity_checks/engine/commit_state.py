@@ -14,22 +14,27 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from continuity_checks.core.config import Config, apply_config
-from continuity_checks.core.family import Claimed, Commit, Family, FileInput, TreeCheck
+from continuity_checks.core.family import (
+    Claimed,
+    Commit,
+    Family,
+    FileInput,
+    TreeCheck,
+    judges_every_claim,
+)
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 from continuity_checks.engine.mending import rewrite_hint
-from continuity_checks.engine.owners import Owners
+from continuity_checks.engine.router import Owners, Read
 
 if TYPE_CHECKING:
     from continuity_checks.core.git import RawChange
 
-#: Reads a blob by id: None when it is larger than the size limit.
-Read = Callable[[str], "bytes | None"]
 #: A claimed path, the families that claim it, and its bytes when the caller has them (a
 #: changed file's version, read by blob id without resolving its path in the tree).
 Item = tuple[str, Sequence[tuple[int, str]], "bytes | None"]
@@ -48,36 +53,6 @@ class Left:
     broken: set[str] = field(default_factory=set)
 
 
-def check_items(
-    snapshot: Snapshot, families: Sequence[Family], items: Iterable[Item]
-) -> list[Finding]:
-    """File mode over ``items`` in ``snapshot``: each file's checks in order, then each family's
-    tree check over the files it claimed; a file its families do not judge in ``snapshot``
-    (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as in file mode."""
-    findings: list[Finding] = []
-    unread: set[str] = set()
-    trees: dict[int, TreeCheck] = {}
-    for path, claimed, given in items:
-        owners = _judged(families, snapshot, path, claimed)
-        if not owners:
-            continue
-        for index, kind in owners:
-            made = trees.get(index)
-            if made is None:
-                made = trees[index] = families[index].tree(snapshot)
-            made.add(Claimed(path, kind))
-        data = snapshot.read(path) if given is None else given
-        if isinstance(data, Unreadable):
-            findings.append(data.finding())
-            unread.add(path)
-            continue
-        for index, kind in owners:
-            findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
-    for index in sorted(trees):
-        findings.extend(trees[index].finish(unread))
-    return findings
-
-
 class CommitState:
     """The state commits leave, judged for one run: its ``families``, which of them claim a
     path (``owners``), what is an error (``config``), and how a blob is read by id
@@ -90,17 +65,48 @@ class CommitState:
         self.owners = owners
         self.config = config
         self.read = read
+        #: whether each family may leave a claimed file unjudged (it must then be asked)
+        self._asks = [not judges_every_claim(family) for family in families]
+
+    def check(self, snapshot: Snapshot, items: Iterable[Item]) -> list[Finding]:
+        """File mode over ``items`` in ``snapshot``: each file's checks in order, then each
+        family's tree check over the files it claimed; a file its families do not judge in
+        ``snapshot`` (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as
+        in file mode."""
+        families = self.families
+        findings: list[Finding] = []
+        unread: set[str] = set()
+        trees: dict[int, TreeCheck] = {}
+        for path, claimed, given in items:
+            owners = self._judged(snapshot, path, claimed)
+            if not owners:
+                continue
+            for index, kind in owners:
+                made = trees.get(index)
+                if made is None:
+                    made = trees[index] = families[index].tree(snapshot)
+                made.add(Claimed(path, kind))
+            data = snapshot.read(path) if given is None else given
+            if isinstance(data, Unreadable):
+                findings.append(data.finding())
+                unread.add(path)
+                continue
+            for index, kind in owners:
+                findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
+        for index in sorted(trees):
+            findings.extend(trees[index].finish(unread))
+        return findings
 
     def leaves(self, trees: tuple[Snapshot, Snapshot], changes: Sequence[RawChange]) -> Left:
         """The errors a commit brings into its tree (``trees[1]``) that its first parent's tree
         (``trees[0]``) did not have. ``changes`` is every path the commit changes, claimed or
         not."""
-        families, config = self.families, self.config
+        config = self.config
         before, after = trees
         edited = [_edited(c) for c in changes]
         new = [(c.path, c.new_blob, c.new_mode) for c in changes]
         items = self._items(after, new, edited)
-        findings = check_items(after, families, items)
+        findings = self.check(after, items)
         found = _errors(config, findings)
         left = Left()
         if not found:
@@ -111,7 +117,7 @@ class CommitState:
         # the files judged in the commit's tree are judged in its parent's too, where they exist
         judged = {item[0] for item in old}
         old += [(p, o, None) for p, o, _ in items if p not in judged and before.exists(p)]
-        earlier = check_items(before, families, old)
+        earlier = self.check(before, old)
         known = Counter(_key(f) for f in _errors(config, earlier))
         for finding in found:
             key = _key(finding)
@@ -131,7 +137,7 @@ class CommitState:
         data = self.read(blob)
         if data is None:
             return False
-        findings = check_items(tree, self.families, [(path, self.owners.of(path), data)])
+        findings = self.check(tree, [(path, self.owners.of(path), data)])
         return not any(f.path == path for f in _errors(self.config, findings))
 
     def report(
@@ -181,16 +187,16 @@ class CommitState:
                         items[dependent] = (dependent, found, None)
         return list(items.values())
 
-
-def _judged(
-    families: Sequence[Family], tree: Snapshot, path: str, owners: Sequence[tuple[int, str]]
-) -> Sequence[tuple[int, str]]:
-    """The ``owners`` of a claimed path that judge it in ``tree``."""
-    return [
-        (index, kind)
-        for index, kind in owners
-        if families[index].unjudged(Claimed(path, kind), tree) is None
-    ]
+    def _judged(
+        self, tree: Snapshot, path: str, owners: Sequence[tuple[int, str]]
+    ) -> Sequence[tuple[int, str]]:
+        """The ``owners`` of a claimed path that judge it in ``tree``."""
+        asks, families = self._asks, self.families
+        kept = []
+        for index, kind in owners:
+            if not asks[index] or families[index].unjudged(Claimed(path, kind), tree) is None:
+                kept.append((index, kind))
+        return kept
 
 
 def _edited(change: RawChange) -> bool:

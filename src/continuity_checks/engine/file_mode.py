@@ -1,41 +1,43 @@
 """File mode (``check``): collect the claimed files, route each to its families, run the
-checks, fill a Report; with ``staged``, also judge the commit being made."""
+checks, fill a Report; with ``staged``, also judge the commit being made.
+
+One loop (:func:`feed`) over the stream of claimed files: each file goes to its families' tree
+checks in this process, in stream order, and is handed on to be read and checked, here, or in
+batches spread over this process and worker processes (:class:`Spread`)."""
 
 from __future__ import annotations
 
 import contextlib
 import itertools
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks import checks
 from continuity_checks.core.committed import Committed
 from continuity_checks.core.config import Config, apply_config
-from continuity_checks.core.family import Family
+from continuity_checks.core.family import Claimed, Family, FileInput, TreeCheck
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import idle_cpus
-from continuity_checks.core.snapshot import Snapshot, WorkTree
+from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree
 from continuity_checks.engine import territory
-from continuity_checks.engine.pipeline import (
-    FileChecks,
-    InProcess,
-    Item,
-    Progress,
-    Spread,
-    Trees,
-    feed,
-)
-from continuity_checks.engine.sources import claimed, sources
 from continuity_checks.engine.staged import check_staged
+from continuity_checks.engine.walk import Item, claimed, sources
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline
     from continuity_checks.core.git import Repository
+    from continuity_checks.core.workers import Workers
+
+#: Called as work proceeds: units done so far, and the total when it is known. The engine
+#: knows no terminal; the command line decides whether and how to show it.
+Progress = Callable[[int, "int | None"], None]
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
+BATCH_AFTER = 64  # items: a batch for a worker ends at the next change of directory from here
+BATCH_MAX = 1024  # items: and here in any case
 
 
 def check(
@@ -62,7 +64,7 @@ def check(
     ``baseline``: the findings its ``check`` section knows are hidden and counted.
     ``progress`` is told the files handled as the run goes (their total only at the end).
 
-    The files are a stream (:func:`~continuity_checks.engine.sources.claimed`): nothing here
+    The files are a stream (:func:`~continuity_checks.engine.walk.claimed`): nothing here
     holds a list of them. Each claimed file goes to its families'
     :class:`~continuity_checks.core.family.TreeCheck` in this process, in stream order, and is
     read and checked here or in a worker."""
@@ -176,13 +178,13 @@ def _run(
     trees = Trees(families, snapshot)
     files = FileChecks(families, snapshot, given)
     if jobs == 1 or not hasattr(os, "fork"):
-        count = feed(stream, trees, InProcess(files, progress))
+        count = feed(stream, trees, files, None, progress)
         findings, unread = files.findings, set(files.unread)
     else:
         from continuity_checks.core.workers import Workers  # not for the commit hook
 
         with Workers(jobs - 1, files.check, files.result) as workers:
-            count = feed(stream, trees, Spread(files, workers, jobs, progress))
+            count = feed(stream, trees, files, Spread(files, workers, jobs), progress)
             findings, unread = files.findings, set(files.unread)
             for part_findings, part_unread in workers.results():
                 findings.extend(part_findings)
@@ -200,3 +202,122 @@ def _drained(ahead: list[Item], rest: Iterator[Item]) -> Iterator[Item]:
     while ahead:
         yield ahead.pop()
     yield from rest
+
+
+class FileChecks:
+    """Reads and checks claimed files, in one process (this one, or a worker): the findings,
+    and the claimed paths that could not be read (the tree checks leave them out, as the
+    family never saw them). ``given`` holds bytes read elsewhere (standard input's file)."""
+
+    def __init__(
+        self, families: Sequence[Family], snapshot: Snapshot, given: dict[str, bytes]
+    ) -> None:
+        self.families = families
+        self.snapshot = snapshot
+        self.given = given
+        self.findings: list[Finding] = []
+        self.unread: list[str] = []
+
+    def check(self, item: Item) -> None:
+        """Reads one claimed file and runs its families' file checks on it."""
+        path, owners = item
+        data = self.given[path] if path in self.given else self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            self.findings.append(data.finding())
+            self.unread.append(path)
+            return
+        families, snapshot = self.families, self.snapshot
+        for index, kind in owners:
+            self.findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
+
+    def result(self) -> tuple[list[Finding], list[str]]:
+        return self.findings, self.unread
+
+
+class Trees:
+    """Each family's tree check of one run, made at the family's first claimed file: a run
+    with none of a family's files (the commit hook) does not import its tree check modules."""
+
+    def __init__(self, families: Sequence[Family], snapshot: Snapshot) -> None:
+        self.families = families
+        self.snapshot = snapshot
+        self.made: list[TreeCheck | None] = [None] * len(families)
+
+    def make(self, index: int) -> TreeCheck:
+        made = self.made[index]
+        if made is None:
+            made = self.made[index] = self.families[index].tree(self.snapshot)
+        return made
+
+    def finish(self, unread: set[str]) -> list[Finding]:
+        """The findings of every tree check made, in the order of the families."""
+        findings: list[Finding] = []
+        for made in self.made:
+            if made is not None:
+                findings.extend(made.finish(unread))
+        return findings
+
+
+def feed(
+    items: Iterable[Item],
+    trees: Trees,
+    files: FileChecks,
+    spread: Spread | None,
+    progress: Progress | None,
+) -> int:
+    """The one loop over the stream of claimed files, for a run in one process and a run with
+    workers alike: each file goes to its families' tree checks, in stream order, then is read
+    and checked here (``files``), or joins the batch that ``spread`` hands on when it ends (at
+    a change of directory where it can: a session's node files go to one process together,
+    see the sessions family's ``Gather``). The number of files."""
+    made, check = trees.made, files.check
+    batch: list[Item] = []
+    directory = ""
+    count = 0
+    for item in items:
+        count += 1
+        path, owners = item
+        for index, kind in owners:
+            (made[index] or trees.make(index)).add(Claimed(path, kind))
+        if spread is None:
+            if progress is not None:
+                progress(count - 1, None)
+            check(item)
+            continue
+        here = path[: path.rfind("/") + 1]
+        if len(batch) >= BATCH_MAX or (len(batch) >= BATCH_AFTER and here != directory):
+            spread.hand_on(batch)
+            batch = []
+            if progress is not None:
+                progress(count - 1, None)
+        batch.append(item)
+        directory = here
+    if batch and spread is not None:
+        spread.hand_on(batch)
+    return count
+
+
+class Spread:
+    """Hands batches of files on in turn to this process and to ``jobs - 1`` workers: this
+    process walks and feeds the tree checks too, but its share keeps it from idling while a
+    worker's pipe is full."""
+
+    def __init__(
+        self,
+        files: FileChecks,
+        workers: Workers[Item, tuple[list[Finding], list[str]]],
+        jobs: int,
+    ) -> None:
+        self.files = files
+        self.workers = workers
+        self.jobs = jobs
+        self.turn = 0
+
+    def hand_on(self, batch: list[Item]) -> None:
+        """``batch`` to the process whose turn it is."""
+        if self.turn == 0:
+            for item in batch:
+                self.files.check(item)
+        else:
+            self.workers.send(batch)
+        self.turn = (self.turn + 1) % self.jobs

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from continuity_checks import checks
+from continuity_checks.core import core_rules as cc
 from continuity_checks.core.config import Config, apply_config
 from continuity_checks.core.family import Commit
 from continuity_checks.core.findings import Finding, Report
@@ -18,20 +19,17 @@ from continuity_checks.core.git.log import LogRequest
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.lookups import Alike, Known
 from continuity_checks.core.snapshot import CommitTree
-from continuity_checks.engine.blobs import Blobs
 from continuity_checks.engine.commit_order import CommitOrder
 from continuity_checks.engine.commit_state import CommitState
 from continuity_checks.engine.config_changes import base_config, config_changes, judging_files
 from continuity_checks.engine.last_good import SHARD_LOOK_BACK, Remembered, look_back
-from continuity_checks.engine.origins import finish
-from continuity_checks.engine.owners import Owners
-from continuity_checks.engine.router import Router
+from continuity_checks.engine.router import Owners, Router, finish
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import BaselineSource
     from continuity_checks.core.git import Base, RawChange, Repository
     from continuity_checks.core.shard import Shard
-    from continuity_checks.engine.pipeline import Progress
+    from continuity_checks.engine.file_mode import Progress
 
 _YOUNG_COLLECTION = 10_000  # allocations between young collections during the walk (default 700)
 
@@ -141,7 +139,7 @@ class Walk:
             unit="commit", max_per_file=config.max_findings_per_file, max_total=config.max_findings
         )
         judging = judging_files()
-        judge, remembered, trees = self.router.judge, self.remembered, self.trees
+        judge, remembered, trees, blobs = self.router.judge, self.remembered, self.trees, self.blobs
         everyone = range(len(self.families))
         # the commits of the range in order, 20 bytes each (32 in a SHA-256 repository): what
         # the report needs to sort findings by commit, without a string and a dict entry per
@@ -172,9 +170,10 @@ class Walk:
                 if self.earlier:
                     self.inherit(commit, raw_changes)
                 judge(commit, raw_changes, remembered, trees, everyone, findings)
-                findings.extend(self.blobs.oversized(raw_changes, commit.sha))
+                if blobs.too_large:
+                    findings.extend(blobs.oversized(raw_changes, commit.sha))
                 self.leaves(commit, raw_changes)
-                self.blobs.forget()  # what only the state read: it reported them itself
+                blobs.too_large.clear()  # what only the state read: it reported them itself
         findings.extend(self.finish(base, head, shard))
         report.commit_order = CommitOrder(
             order, len(head) // 2, {f.commit for f in findings if f.commit}
@@ -198,7 +197,8 @@ class Walk:
         )
         self.earlier = ids[:start]
         self.replay()
-        self.blobs.forget()  # what the replay could not read is the earlier shards' to report
+        self.blobs.too_large.clear()  # the earlier shards report what the replay could not read
+
         return ids[start:end]
 
     def replay(self) -> None:
@@ -302,6 +302,50 @@ class _Trees:
 
     def others(self, commit: Commit) -> tuple[CommitTree, ...]:
         return tuple(CommitTree(self.repo, p, self.limit) for p in commit.parents[1:])
+
+
+class Blobs:
+    """Reads the blobs of one walk by id (:meth:`read`: None for a version larger than
+    ``limit``, which is not read into memory), and reports each such blob a family asked for,
+    once per run (:meth:`oversized`)."""
+
+    def __init__(self, repo: Repository, limit: int) -> None:
+        self._repo = repo
+        self._limit = limit
+        #: the blobs over the limit asked for since the last :meth:`oversized`; whoever clears
+        #: it instead takes them as reported (the state checks report their own)
+        self.too_large: list[str] = []
+        self._reported: set[str] = set()
+
+    def read(self, sha: str) -> bytes | None:
+        data = self._repo.read_blob(sha)
+        if data is None:
+            self.too_large.append(sha)
+        return data
+
+    def oversized(self, changes: Sequence[RawChange], commit: str) -> list[Finding]:
+        """CC008 for each blob of :attr:`too_large` not reported before, at the path of
+        ``changes`` that holds it; they are then forgotten."""
+        sizes = self._repo.oversized
+        findings = []
+        for sha in dict.fromkeys(self.too_large):
+            if sha in self._reported:
+                continue
+            self._reported.add(sha)
+            for c in changes:
+                if sha in (c.old_blob, c.new_blob):
+                    version = "new" if sha == c.new_blob else "old"
+                    findings.append(
+                        cc.TOO_LARGE.finding(
+                            c.path,
+                            f"expected at most {self._limit} bytes, found {sizes[sha]} "
+                            f"in the {version} version (not read)",
+                            commit=commit,
+                        )
+                    )
+                    break
+        self.too_large.clear()
+        return findings
 
 
 @contextlib.contextmanager

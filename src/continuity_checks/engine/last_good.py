@@ -17,7 +17,7 @@ from continuity_checks.core.family import STAGED
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import CommitTree, Snapshot
 from continuity_checks.engine.commit_state import SYMLINK, CommitState
-from continuity_checks.engine.owners import Owners
+from continuity_checks.engine.router import Owners
 
 if TYPE_CHECKING:
     from continuity_checks.core.git import RawChange, Repository

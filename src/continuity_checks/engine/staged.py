@@ -14,9 +14,7 @@ from continuity_checks.core.lookups import Alike
 from continuity_checks.core.snapshot import CommitTree, Snapshot
 from continuity_checks.engine.commit_state import CommitState
 from continuity_checks.engine.last_good import BeforeHead
-from continuity_checks.engine.origins import finish
-from continuity_checks.engine.owners import Owners
-from continuity_checks.engine.router import Router
+from continuity_checks.engine.router import Owners, Router, finish
 
 if TYPE_CHECKING:
     from continuity_checks.core.git import RawChange, Repository

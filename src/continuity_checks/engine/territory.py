@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from continuity_checks.core.config import Config, ConfigError
-from continuity_checks.core.family import Claimed, Declaration, Family
+from continuity_checks.core.family import Claimed, Declaration, Family, judges_every_claim
 from continuity_checks.core.snapshot import Snapshot
-from continuity_checks.engine.owners import Claimants
+from continuity_checks.engine.router import Claimants
 
 if TYPE_CHECKING:
     from continuity_checks.core.git import RawChange
@@ -53,6 +53,8 @@ class Unchecked:
         self.only = only
         self.snapshot = snapshot
         self.families = families
+        #: whether each family may leave a claimed file unjudged (it must then be asked)
+        self._asks = [not judges_every_claim(family) for family in families]
         self._left_out: list[tuple[str, Family]] | None = None  # built when first needed
         self._reasons: dict[str, tuple[list[str], int]] = {}
 
@@ -78,6 +80,8 @@ class Unchecked:
         """The ``owners`` of a claimed path whose families judge it in this tree (each family's
         :meth:`~continuity_checks.core.family.Family.unjudged`); a path none of them judges is
         named with the reason its first family gives."""
+        if not any(self._asks[index] for index, _ in owners):
+            return owners
         kept: list[tuple[int, str]] = []
         why = None
         for index, kind in owners:
@@ -86,8 +90,6 @@ class Unchecked:
                 kept.append((index, kind))
             elif why is None:
                 why = reason
-        if len(kept) == len(owners):
-            return owners
         if not kept and why is not None:
             self.add(why, path)
         return tuple(kept)
