@@ -11,22 +11,9 @@ leaves (``commit_state``), last good versions (``last_good``), what file mode do
 
 from __future__ import annotations
 
-from continuity_checks.engine.commit_order import CommitOrder
-from continuity_checks.engine.config_changes import NO_BASE_CONFIG, base_config
-from continuity_checks.engine.file_mode import PARALLEL_FROM, Progress, check
+from continuity_checks.engine.file_mode import Progress, check
 from continuity_checks.engine.history import verify
 from continuity_checks.engine.staged import check_staged
 from continuity_checks.engine.walk import relative, walk
 
-__all__ = [
-    "NO_BASE_CONFIG",
-    "PARALLEL_FROM",
-    "CommitOrder",
-    "Progress",
-    "base_config",
-    "check",
-    "check_staged",
-    "relative",
-    "verify",
-    "walk",
-]
+__all__ = ["Progress", "check", "check_staged", "relative", "verify", "walk"]
