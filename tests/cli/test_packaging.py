@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,8 @@ else:  # pragma: no cover
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
+COMMANDS_PAGE = (REPO / "docs" / "commands.md").read_text(encoding="utf-8")
+CONFIGURATION_PAGE = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
 CI_RUN = REPO / ".ci" / "run"
 
 FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
@@ -106,9 +109,10 @@ def test_setup_extras_exist() -> None:
     assert "pytest" in " ".join(extras["test"])
 
 
-def test_readme_documents_every_command() -> None:
+def test_every_command_is_documented() -> None:
     for name in COMMANDS:
-        assert f"continuity {name}" in README, f"README does not document `continuity {name}`"
+        assert f"continuity {name}" in COMMANDS_PAGE, f"docs/commands.md lacks `continuity {name}`"
+    assert "docs/commands.md" in README
 
 
 def test_readme_documents_the_exit_codes() -> None:
@@ -117,8 +121,9 @@ def test_readme_documents_the_exit_codes() -> None:
         assert code in section
 
 
-def test_readme_documents_every_configuration_key() -> None:
-    section = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+def test_every_configuration_key_is_documented() -> None:
+    section = CONFIGURATION_PAGE
+    assert "docs/configuration.md" in README
     assert "[tool.continuity]" in section and ".continuity.toml" in section
     for key in TOP_KEYS:
         assert re.search(rf"^\[{{0,2}}(tool\.continuity\.)?{key}\b", section, re.M), key
@@ -131,12 +136,12 @@ def test_readme_documents_every_configuration_key() -> None:
         assert value in section
 
 
-def test_readme_configuration_example_is_valid(tmp_path: Path) -> None:
+def test_the_configuration_example_is_valid(tmp_path: Path) -> None:
     """The TOML example parses and the configuration loader accepts it."""
     from continuity_checks.checks import build, known, selected
     from continuity_checks.core import config
 
-    section = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    section = CONFIGURATION_PAGE
     (toml,) = [body for lang, body in code_blocks(section) if lang == "toml"]
     (tmp_path / "pyproject.toml").write_text(toml, encoding="utf-8")
     loaded = config.load(tmp_path, known())
@@ -227,3 +232,32 @@ def test_docs_name_only_real_hook_ids(path: str) -> None:
     hook_ids = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").open())}
     for found in re.findall(r"- id: ([\w-]+)", text):
         assert found in hook_ids or found.startswith(("ruff", "hooks-")), found
+
+
+def test_the_readme_sample_is_real_output(tmp_path: Path) -> None:
+    """The README's sample finding is what the tool prints for the change it describes."""
+    (sample,) = [body for lang, body in code_blocks(README) if lang == "console"]
+    command, *expected = sample.splitlines()
+    assert command == "$ continuity check --all"
+    shutil.copytree(REPO / "examples" / "deltalayer", tmp_path, dirs_exist_ok=True)
+    changes = tmp_path / ".deltalayer" / "changes"
+    claude = changes / "2026-09-22T14-00-00p02-00--claude.json"
+    text = claude.read_text(encoding="utf-8")
+    claude.write_text(
+        re.sub(r'"updated_at":"[^"]*"', '"updated_at":"2020-01-01T00:00:00Z"', text),
+        encoding="utf-8",
+    )
+    (changes / "2026-09-23T09-00-00Z--agent.json").write_text(
+        '{"started_at":"2026-09-23T09:00:00Z","source":"agent","source":"codex","changes":["x"]}\n',
+        encoding="utf-8",
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "continuity_checks", "check", "--all"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == expected
