@@ -54,6 +54,14 @@ def test_the_engine_is_a_package_of_small_modules() -> None:
                 assert length <= FUNCTION_LINES, f"{path.name}: {node.name} has {length} lines"
 
 
+def test_no_engine_module_shares_a_name_the_engine_exports() -> None:
+    """``from continuity_checks.engine import walk`` is the function: no module hides behind
+    it."""
+    from continuity_checks import engine
+
+    assert not {path.stem for path in ENGINE.glob("*.py")} & set(engine.__all__)
+
+
 def test_the_protocol_declares_every_optional_method() -> None:
     assert _family_methods() >= OPTIONAL
 

@@ -1,7 +1,7 @@
 """The engine: file mode (:func:`check`, with the commit being made: :func:`check_staged`) and
 history mode (:func:`verify`), each driving the families over a snapshot and filling a Report.
 
-One module per concern: file mode's discovery (``walk``: the work tree's walk, the stream of
+One module per concern: file mode's discovery (``discovery``: the work tree's walk, the stream of
 claimed files), file mode and its one loop (``file_mode``), the commit being made (``staged``),
 the walk of a range (``history``), the commit router both use (``router``), the state a commit
 leaves (``commit_state``), last good versions (``last_good``), what file mode does not check
@@ -11,9 +11,9 @@ leaves (``commit_state``), last good versions (``last_good``), what file mode do
 
 from __future__ import annotations
 
+from continuity_checks.engine.discovery import relative, walk
 from continuity_checks.engine.file_mode import Progress, check
 from continuity_checks.engine.history import verify
 from continuity_checks.engine.staged import check_staged
-from continuity_checks.engine.walk import relative, walk
 
 __all__ = ["Progress", "check", "check_staged", "relative", "verify", "walk"]

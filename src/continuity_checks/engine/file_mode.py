@@ -23,8 +23,8 @@ from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import idle_cpus
 from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree
 from continuity_checks.engine import territory
+from continuity_checks.engine.discovery import Item, claimed, sources
 from continuity_checks.engine.staged import check_staged
-from continuity_checks.engine.walk import Item, claimed, sources
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline
@@ -64,7 +64,7 @@ def check(
     ``baseline``: the findings its ``check`` section knows are hidden and counted.
     ``progress`` is told the files handled as the run goes (their total only at the end).
 
-    The files are a stream (:func:`~continuity_checks.engine.walk.claimed`): nothing here
+    The files are a stream (:func:`~continuity_checks.engine.discovery.claimed`): nothing here
     holds a list of them. Each claimed file goes to its families'
     :class:`~continuity_checks.core.family.TreeCheck` in this process, in stream order, and is
     read and checked here or in a worker."""
