@@ -17,6 +17,7 @@ show what the run holds besides them. Runs on any version of the code (its ``src
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import sys
 import tracemalloc
@@ -26,14 +27,30 @@ from typing import Any
 REGISTRIES = ("**/index.json", "**/locations.json", "**/projects.json")
 
 
+def _module(*names: str) -> Any:
+    """The first of ``names`` that the code on ``PYTHONPATH`` has (its layout changed)."""
+    for name in names:
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    raise ImportError(names[-1])
+
+
 def measure(directory: Path, config: Any) -> tuple[int, int, int]:
     """Sessions, files and the peak bytes of one run."""
     from continuity_checks import engine
-    from continuity_checks.checks.sessions import tree
 
+    # the stream and the sessions' fan-out: in checks/sessions/tree.py before it was split
+    stream = _module(
+        "continuity_checks.checks.sessions.stream", "continuity_checks.checks.sessions.tree"
+    )
+    fan_out = _module(
+        "continuity_checks.checks.sessions.session", "continuity_checks.checks.sessions.tree"
+    )
     holders: list[tracemalloc.Snapshot] = []
     streamed: list[int] = []  # the peak of the stream, before the end's registry checks
-    streams = getattr(tree, "SessionsTree", None)
+    streams = getattr(stream, "SessionsTree", None)
     original = getattr(streams, "finish", None)
     start = 0
 
@@ -45,7 +62,7 @@ def measure(directory: Path, config: Any) -> tuple[int, int, int]:
 
     if streams is not None:
         streams.finish = finish
-    tree.PARALLEL_SESSIONS = 1 << 62  # one process: tracemalloc sees everything
+    fan_out.PARALLEL_SESSIONS = 1 << 62  # one process: tracemalloc sees everything
     index = directory / ".openprogram" / "sessions" / "index.json"
     sessions = len(json.loads(index.read_bytes())) if index.exists() else 0
     tracemalloc.reset_peak()

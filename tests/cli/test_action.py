@@ -20,8 +20,9 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
-from tests.engine.test_verify import A0, B0, A, B
+from tests.helpers.conversations import A0, B0, A, B
 from tests.helpers.git import GitRepo, isolate_git
+from tests.helpers.markdown import code_blocks
 from tests.helpers.sarif import assert_valid_sarif
 
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
@@ -305,8 +306,6 @@ def test_the_action_installs_its_own_version(pull_request: tuple[GitRepo, Path])
 def test_the_documented_uses_of_the_action_name_its_inputs() -> None:
     """Every workflow in docs/ci.md that uses the action passes only inputs it has, and checks
     out the whole history first."""
-    from tests.cli.test_packaging import code_blocks
-
     text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
     uses = 0
     for lang, body in code_blocks(text):

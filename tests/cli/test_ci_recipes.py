@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cli.test_packaging import code_blocks
 from tests.conftest import REPO, RunCLI
-from tests.engine.test_verify import A0, B0, A, B
+from tests.helpers.conversations import A0, B0, A, B
 from tests.helpers.git import GitRepo, delta, isolate_git
+from tests.helpers.markdown import code_blocks
 
 ZEROS = "0" * 40
 

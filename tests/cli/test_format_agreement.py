@@ -7,11 +7,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from continuity_checks.cli import main
-from tests.engine.test_shard import repo  # noqa: F401  (the fixture: findings of every family, a merge)
+from tests.helpers.every_family import every_family_history
 from tests.helpers.git import GitRepo
 
 Found = tuple[str, str, int | None, str, str | None]
@@ -82,11 +83,17 @@ def lines_as_sarif(found: list[Found]) -> Counter[Found]:
     return Counter((rule, path, line or 1, sev, c) for rule, path, line, sev, c in found)
 
 
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    """Findings of every family, on the main line and on a merged side branch."""
+    return every_family_history(tmp_path, monkeypatch)
+
+
 @pytest.mark.parametrize(
     "args", [("check", "--all"), ("verify", "--range", "HEAD"), ("verify", "--range", "base..HEAD")]
 )
 def test_text_json_sarif_and_github_report_the_same_findings(
-    repo: GitRepo,  # noqa: F811
+    repo: GitRepo,
     capsys: pytest.CaptureFixture[str],
     args: tuple[str, ...],
 ) -> None:

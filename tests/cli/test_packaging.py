@@ -17,6 +17,7 @@ import yaml
 from continuity_checks.checks import declarations, names
 from continuity_checks.cli import COMMANDS
 from continuity_checks.core.config import LIMIT_KEYS, TOP_KEYS
+from tests.helpers.markdown import code_blocks
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -28,13 +29,6 @@ README = (REPO / "README.md").read_text(encoding="utf-8")
 COMMANDS_PAGE = (REPO / "docs" / "commands.md").read_text(encoding="utf-8")
 CONFIGURATION_PAGE = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
 CI_RUN = REPO / ".ci" / "run"
-
-FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
-
-
-def code_blocks(text: str) -> list[tuple[str, str]]:
-    """(language, body) of every fenced block, in order."""
-    return [(m.group(1), m.group(2)) for m in FENCE.finditer(text)]
 
 
 def setup_commands() -> tuple[str, str]:

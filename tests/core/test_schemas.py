@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from continuity_checks.checks.deltas import timestamps
 from continuity_checks.core import schemas, strict_json
 from tests.conftest import CORPUS, EXAMPLES
-from tests.deltas.test_check import BAD, GOOD_CASES
-from tests.working_state.test_check import BAD as WS_BAD
-from tests.working_state.test_check import GOOD_CASES as WS_GOOD
+from tests.helpers.delta_cases import BAD, GOOD_CASES
+from tests.helpers.working_state import BAD as WS_BAD
+from tests.helpers.working_state import GOOD_CASES as WS_GOOD
 
 DELTA, LEGACY = "deltalayer-conversation-delta", "deltalayer-legacy-record"
 #: the DSH schemas, by the file name they apply to

@@ -319,7 +319,7 @@ def test_an_older_delta_created_on_a_side_branch_belongs_to_its_author(
     assert verify(run_json, repo, "--range", "base..HEAD") == (1, [("DL211", d, taken)])
 
 
-# --- adversarial review (audit of issues 6 and 11) ----------------------------------------------
+# --- ways around the owner: a frozen copy, case folding, same-named deltas of other lines -------
 
 
 def test_a_frozen_copy_added_beside_the_delta_is_a_change_not_a_creation(

@@ -262,7 +262,8 @@ def test_documented_rejections_are_accepted_by_311_and_rejected_here(raw: str) -
 
 @NEEDS_311
 def test_a_seeded_sweep_finds_no_undocumented_disagreement() -> None:
-    """273,372 strings in the issue; the same order of magnitude here, deterministic."""
+    """60,000 seeded mutations of accepted times: wherever this parser and Python 3.11's
+    disagree, the disagreement is a documented one."""
     rng = random.Random(6)
     alphabet = "0123456789" * 3 + "-:.,+TtZ W\x00x"
     seeds = [*ACCEPTED, "2026-09-21T16:00:00.1234567+08:00:30", "20260921T160000,5-0830"]

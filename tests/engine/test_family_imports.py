@@ -14,12 +14,13 @@ import sys
 
 import pytest
 
+from continuity_checks import checks
 from tests.conftest import REPO
 
 CASES = {
     # family package: modules that must not be imported with its family module
-    "provenance": {"files", "history", "listed", "manifest", "sums", "add"},
-    "working_state": {"files", "history", "state", "helper"},
+    "provenance": {"files", "history", "listed", "manifest", "sums"},
+    "working_state": {"files", "history", "state"},
 }
 
 
@@ -52,3 +53,12 @@ def test_the_check_modules_are_real(package: str) -> None:
     prefix = f"continuity_checks.checks.{package}"
     for name in CASES[package]:
         assert f"{prefix}.{name}" in imported_after(f"{prefix}.{name}", prefix)
+
+
+def test_no_family_module_imports_a_tool() -> None:
+    """The helper commands that write (tools/) are imported by their commands only: importing
+    every family module imports none of them."""
+    modules = [f"{package}.family" for package in checks.PACKAGES]
+    loaded = imported_after(", ".join(modules), "continuity_checks.")
+    assert set(modules) <= set(loaded)  # the imports did happen, in this interpreter
+    assert [m for m in loaded if m.startswith("continuity_checks.tools")] == []

@@ -15,7 +15,7 @@ from continuity_checks.core.config import Config
 from tests.conftest import RunCLI
 from tests.helpers.git import GitRepo, delta, isolate_git, path_of
 from tests.helpers.untouched import NoTree
-from tests.working_state.test_history import CA2, COMPACTED, CP2, version
+from tests.helpers.working_state import CA2, COMPACTED, CP2, version
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 A = path_of("2026-09-21T16-20-00p08-00--agent.json")

@@ -8,6 +8,7 @@ manifest, the log format of history mode) must follow from its declaration.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 from pathlib import Path
 
@@ -119,34 +120,139 @@ def test_a_commit_is_judged_by_the_files_that_depend_on_what_it_changed(
 # --- what a family may not do -----------------------------------------------------------------
 
 CHECKS = REPO / "src" / "continuity_checks" / "checks"
-#: Helper commands write files (through core.atomic, under a lock) and read the store they lock:
-#: they are the only family modules allowed the file system.
-HELPERS = {"deltas/store.py", "captures/helper.py"}
+CHECK_MODULES = sorted(p.relative_to(CHECKS).as_posix() for p in CHECKS.rglob("*.py"))
+#: A family's checks read only through the snapshot: never these, nor ``open()``.
 FORBIDDEN_MODULES = {"os", "pathlib", "io", "shutil", "glob", "tempfile"}
+#: core's writers: a helper command that writes lives in tools/<family>/, never under checks/.
+WRITERS = (
+    "continuity_checks.core.atomic",
+    "continuity_checks.core.confined_files",
+    "continuity_checks.core.gitignore",
+)
+#: What drives the families (the engine and its modules, the helper commands, the command
+#: line): it imports checks/, never the reverse.
+ABOVE = ("continuity_checks.engine", "continuity_checks.tools", "continuity_checks.cli")
 
 
 def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside a function (``from M import N`` as
+    both ``M`` and ``M.N``), and ``open()`` when it calls it."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
         elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open":
             names.add("open()")
     return names
 
 
-@pytest.mark.parametrize(
-    "module",
-    sorted(p.relative_to(CHECKS).as_posix() for p in CHECKS.rglob("*.py")),
-)
+def _within(names: set[str], packages: tuple[str, ...]) -> list[str]:
+    """The names that are one of ``packages`` or inside one."""
+    return sorted(n for n in names if any(n == p or n.startswith(p + ".") for p in packages))
+
+
+@pytest.mark.parametrize("module", CHECK_MODULES)
 def test_checks_read_only_through_the_snapshot(module: str) -> None:
-    if module in HELPERS:
-        return
-    used = _imports(CHECKS / module) & (FORBIDDEN_MODULES | {"open()"})
+    imported = _imports(CHECKS / module)
+    used = {name.split(".")[0] for name in imported} & (FORBIDDEN_MODULES | {"open()"})
     assert not used, f"checks/{module} uses {sorted(used)}: read through the snapshot instead"
+    writers = _within(imported, WRITERS)
+    assert not writers, f"checks/{module} imports {writers}: a writer belongs in tools/<family>/"
+
+
+@pytest.mark.parametrize("module", CHECK_MODULES)
+def test_checks_import_nothing_that_drives_them(module: str) -> None:
+    above = _within(_imports(CHECKS / module), ABOVE)
+    assert not above, f"checks/{module} imports {above}: the engine and the tools call families"
+
+
+def test_the_scan_sees_writers_and_upward_imports_anywhere(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import os\n"
+        "from continuity_checks import engine\n"
+        "from continuity_checks.core.atomic import locked\n"
+        "def f():\n"
+        "    from continuity_checks.tools.deltas import store\n"
+        "    open('x')\n",
+        encoding="utf-8",
+    )
+    imported = _imports(sample)
+    assert {"os", "open()"} <= imported
+    assert _within(imported, WRITERS) == [
+        "continuity_checks.core.atomic",
+        "continuity_checks.core.atomic.locked",
+    ]
+    assert _within(imported, ABOVE) == [
+        "continuity_checks.engine",
+        "continuity_checks.tools.deltas",
+        "continuity_checks.tools.deltas.store",
+    ]
+
+
+TOOLS = REPO / "src" / "continuity_checks" / "tools"
+#: The engine and its modules: a tool takes from them only the public names of the package.
+ENGINE = ABOVE[:1]
+
+
+def _engine_names(path: Path) -> set[str]:
+    """What ``path`` takes from the engine: ``N`` of ``from continuity_checks.engine import N``
+    and of ``engine.N``; the whole name of any other import of an engine module."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "continuity_checks.engine":
+                names.update(alias.name for alias in node.names)
+            elif _within({node.module}, ENGINE):
+                names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names if _within({alias.name}, ENGINE))
+        elif isinstance(node, ast.Attribute) and getattr(node.value, "id", None) == "engine":
+            names.add(node.attr)
+    return names
+
+
+def _private(name: str) -> bool:
+    from continuity_checks import engine
+
+    value = getattr(engine, name, None) if "." not in name else None
+    return name.startswith("_") or value is None or inspect.ismodule(value)
+
+
+@pytest.mark.parametrize(
+    "module", sorted(p.relative_to(TOOLS).as_posix() for p in TOOLS.rglob("*.py"))
+)
+def test_tools_call_the_engine_only_through_its_public_functions(module: str) -> None:
+    private = sorted(n for n in _engine_names(TOOLS / module) if _private(n))
+    assert not private, f"tools/{module} takes {private} from the engine: use its public functions"
+
+
+def test_the_engine_scan_sees_a_private_name(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from continuity_checks import engine\n"
+        "from continuity_checks.engine import check, _claimed\n"
+        "import continuity_checks.engine.last_good\n"
+        "engine.relative(engine._walk)\n",
+        encoding="utf-8",
+    )
+    names = _engine_names(sample)
+    assert names == {
+        "check",
+        "_claimed",
+        "continuity_checks.engine.last_good",
+        "relative",
+        "_walk",
+    }
+    assert sorted(n for n in names if _private(n)) == [
+        "_claimed",
+        "_walk",
+        "continuity_checks.engine.last_good",
+    ]
 
 
 def test_core_knows_no_family() -> None:
@@ -154,12 +260,6 @@ def test_core_knows_no_family() -> None:
     for path in core.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "continuity_checks.checks" not in text, path
-
-
-def test_the_helper_allowlist_is_real() -> None:
-    for module in HELPERS:
-        assert (CHECKS / module).is_file()
-        assert "atomic" in (CHECKS / module).read_text(encoding="utf-8")
 
 
 def test_json_report_is_valid_for_the_example(

@@ -21,14 +21,10 @@ from continuity_checks import engine
 from continuity_checks.core.config import Config
 from continuity_checks.core.shard import Shard, ShardError
 from tests.conftest import RunCLI
-from tests.engine.test_verify import A0, B0, C0, LEGACY0, A, B, C
-from tests.helpers.git import LEGACY, GitRepo, delta, isolate_git
+from tests.helpers.conversations import A0, A
+from tests.helpers.every_family import every_family_history
+from tests.helpers.git import GitRepo, delta, isolate_git
 from tests.helpers.sessions import SYNTHETIC, rebuild_corpus
-from tests.provenance.test_history import sums
-from tests.working_state.test_check import WS
-from tests.working_state.test_history import COMPACTED, CP2, version
-
-ORIGINAL = b"measured 2026-09-21\n"
 
 
 def test_the_slices_cover_a_range_once_in_order() -> None:
@@ -53,33 +49,7 @@ def test_a_malformed_shard_is_refused(spec: str) -> None:
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     """One history of every kind of state a shard must read from its base, with findings in
     every part of it and a merge of a side branch."""
-    isolate_git(monkeypatch, tmp_path / "home")
-    monkeypatch.chdir(tmp_path)
-    r = GitRepo(tmp_path / "repo")
-    r.commit(
-        "base",
-        {A: A0, B: B0, C: C0, LEGACY: LEGACY0, WS: COMPACTED, "README.md": "x\n",
-         "data/raw.csv": ORIGINAL, "SHA256SUMS": sums((ORIGINAL, "data/raw.csv"))},
-    )  # fmt: skip
-    r.git("tag", "base")
-    r.commit("A works", {A: delta(updated="2026-09-21T16:30:00+08:00")}, trailers=[A])
-    r.commit("drop B", delete=[B])  # DL206
-    r.commit("readme", {"README.md": "y\n"})
-    r.commit("boundary moved", {WS: version(checkpoint_id=CP2, prune_safe_through_seq=110)})
-    r.git("checkout", "-q", "-b", "side")
-    r.commit("C works", {C: delta("2026-09-21T18:00:00+08:00", "2026-09-21T19:00:00+08:00",
-                                  "claude")}, trailers=[C])  # fmt: skip
-    r.commit("A and C", {A: delta(updated="2026-09-21T16:40:00+08:00"),
-                         C: delta("2026-09-21T18:00:00+08:00", "2026-09-21T19:30:00+08:00",
-                                  "claude")})  # fmt: skip  # DL202
-    r.git("checkout", "-q", "main")
-    r.commit("readme again", {"README.md": "z\n"})
-    r.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
-    r.commit("re-measure", {"data/raw.csv": b"measured again\n"})  # PV203: pinned at base
-    r.commit("legacy", {LEGACY: LEGACY0.replace("2026-09-21", "2026-09-22")})  # DL209
-    r.commit("A goes back", {A: delta(updated="2026-09-21T16:00:00+08:00")}, trailers=[A])
-    r.commit("readme last", {"README.md": "w\n"})
-    return r
+    return every_family_history(tmp_path, monkeypatch)
 
 
 def canonical(report: dict[str, Any]) -> Counter[str]:

@@ -17,7 +17,7 @@ import pytest
 
 from continuity_checks import engine
 from continuity_checks.checks.deltas.family import DeltasFamily
-from continuity_checks.checks.sessions import tree
+from continuity_checks.checks.sessions import session
 from continuity_checks.core.config import Config, Ignore
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.globs import Globs
@@ -192,14 +192,14 @@ def test_a_session_split_across_batches_is_judged_once(
     bad = history / names[5]
     bad.write_text(bad.read_text().replace('"predecessor": "', '"predecessor": "gone'))
     judged = tmp_path / "judged.log"  # appended by every process that judges a session
-    original = tree.check_session
+    original = session.check_session
 
-    def logged(snapshot: Any, directory: str, *args: Any, **kwargs: Any) -> Any:
+    def logged(tree: Any, directory: str, *args: Any, **kwargs: Any) -> Any:
         with open(judged, "a") as log:
             log.write(directory + "\n")
-        return original(snapshot, directory, *args, **kwargs)
+        return original(tree, directory, *args, **kwargs)
 
-    monkeypatch.setattr(tree, "check_session", logged)
+    monkeypatch.setattr(session, "check_session", logged)
     monkeypatch.setattr(file_mode, "BATCH_MAX", 5)  # each session's 24 node files: 5 batches
     results = {}
     for jobs in (1, 2, 3):
@@ -234,14 +234,14 @@ def test_a_session_given_in_pieces_is_judged(tmp_path: Path) -> None:
 def _judged_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A file every process that judges a session appends the session's directory to."""
     judged = tmp_path / "judged.log"
-    original = tree.check_session
+    original = session.check_session
 
-    def logged(snapshot: Any, directory: str, *args: Any, **kwargs: Any) -> Any:
+    def logged(tree: Any, directory: str, *args: Any, **kwargs: Any) -> Any:
         with open(judged, "a") as log:
             log.write(directory + "\n")
-        return original(snapshot, directory, *args, **kwargs)
+        return original(tree, directory, *args, **kwargs)
 
-    monkeypatch.setattr(tree, "check_session", logged)
+    monkeypatch.setattr(session, "check_session", logged)
     return judged
 
 
@@ -312,7 +312,7 @@ def test_memory_does_not_grow_with_the_number_of_sessions(
     for root, count in ((small, SMALL), (large, LARGE)):
         for i in range(count):
             gen.session(root / "sessions" / f"s{i:04d}", f"s{i:04d}", 6)
-    monkeypatch.setattr(tree, "PARALLEL_SESSIONS", sys.maxsize)  # one process: all is seen
+    monkeypatch.setattr(session, "PARALLEL_SESSIONS", sys.maxsize)  # one process: all is seen
     tracemalloc.start()
     try:
         _peak(small)  # imports and compiled schemas: not part of what is measured
@@ -341,7 +341,8 @@ def test_a_run_without_a_familys_files_does_not_import_its_tree_check(tmp_path: 
     ).stdout.split()
     assert "continuity_checks.checks.deltas.files" in loaded  # the delta was checked
     assert "continuity_checks.checks.sessions.family" in loaded  # every family was built
-    assert "continuity_checks.checks.sessions.tree" not in loaded
+    tree_check = {f"continuity_checks.checks.sessions.{m}" for m in ("stream", "session")}
+    assert tree_check.isdisjoint(loaded), sorted(tree_check & set(loaded))
 
 
 def test_a_worker_killed_mid_run_is_a_clear_error_from_the_cli(

@@ -17,8 +17,7 @@ import pytest
 from continuity_checks.cli import main
 from tests.helpers.captures import CAP, DEC, build
 from tests.helpers.git import GitRepo, delta, isolate_git, path_of
-from tests.working_state.test_check import WS
-from tests.working_state.test_history import COMPACTED, version
+from tests.helpers.working_state import COMPACTED, WS, version
 
 Found = list[tuple[str, str]]
 

@@ -13,19 +13,10 @@ import pytest
 
 from continuity_checks.cli import main
 from tests.conftest import RunCLI
+from tests.helpers.conversations import A0, B0, C0, LEGACY0, A, B, C
 from tests.helpers.git import LEGACY, GitRepo, delta, isolate_git, path_of
 
-A = path_of("2026-09-21T16-20-00p08-00--agent.json")
 A_FROZEN = path_of("2026-09-21T16-20-00p08-00--agent.frozen.json")
-B = path_of("2026-09-21T17-00-00p08-00--codex.json")
-C = path_of("2026-09-21T18-00-00p08-00--claude.json")
-A0 = delta(changes=["first"])
-B0 = delta("2026-09-21T17:00:00+08:00", source="codex")
-C0 = delta("2026-09-21T18:00:00+08:00", source="claude")
-LEGACY0 = (
-    '{"time":"2026-09-21T18:02:16+08:00","source":"agent","changes":["a"]}\n'
-    '{"time":"2026-09-21","source":"agent","changes":[]}\n'
-)
 
 
 @pytest.fixture

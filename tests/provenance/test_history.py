@@ -7,7 +7,6 @@ verify`` on real temporary git repositories.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -26,17 +25,10 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import CommitTree, WorkTree
 from tests.conftest import CORPUS, REPO, RunCLI, write_tree
 from tests.helpers.git import GitRepo, isolate_git
+from tests.helpers.sums import h, sums
 
 SHA = "c0ffee" + "0" * 34
 A, B, C = b"alpha\n", b"beta\n", b"gamma\n"
-
-
-def h(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def sums(*pairs: tuple[bytes, str], eol: str = "\n") -> bytes:
-    return "".join(f"{h(d)}  {p}{eol}" for d, p in pairs).encode()
 
 
 def run_commit(
@@ -197,7 +189,7 @@ def test_unparseable_manifest_version_is_left_to_file_mode(tmp_path: Path) -> No
 
 
 def test_dsh_removed_sums_entry_is_pv202(tmp_path: Path) -> None:
-    """The corpus SHA256SUMS.txt with its WORKING_STATE line removed (the mutation the issue names)."""
+    """The corpus SHA256SUMS.txt with its WORKING_STATE line removed: PV202 for that entry."""
     rel = "evidence/provenance/SHA256SUMS.txt"
     upstream = (CORPUS / "dsh" / rel).read_bytes()
     lines = upstream.split(b"\r\n")

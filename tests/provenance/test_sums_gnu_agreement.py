@@ -23,7 +23,7 @@ pytestmark = pytest.mark.skipif(
     shutil.which("sha256sum") is None, reason="needs GNU sha256sum (coreutils)"
 )
 
-#: the names the issue measured: each forces GNU's escaped line or a blank GNU keeps
+#: awkward file names: each forces GNU's escaped line or a blank GNU keeps
 AWKWARD = [
     "back\\slash",
     "new\nline",

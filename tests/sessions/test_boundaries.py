@@ -17,6 +17,14 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunCLI, write_tree
+from tests.helpers.session_cases import (
+    BOUND,
+    BOUND_REPLY,
+    BOUND_SID,
+    bound_layout,
+    found,
+    stamped,
+)
 from tests.helpers.sessions import (
     ARCHIVE,
     SESSION,
@@ -24,14 +32,6 @@ from tests.helpers.sessions import (
     SYNTHETIC,
     rebuild_corpus,
     state,
-)
-from tests.sessions.test_check import (
-    BOUND,
-    BOUND_REPLY,
-    BOUND_SID,
-    bound_layout,
-    found,
-    stamped,
 )
 
 OPENPROGRAM = ["-c", "user.name=OpenProgram", "-c", "user.email=openprogram@local"]

@@ -10,8 +10,8 @@ import pytest
 
 from continuity_checks.checks.sessions import layout
 from continuity_checks.core import schemas, strict_json
+from tests.helpers.session_cases import BAD, GOOD, bound_layout
 from tests.helpers.sessions import SYNTHETIC, state
-from tests.sessions.test_check import BAD, GOOD, bound_layout
 
 NAMES = {
     layout.NODE: "openprogram-history-node",

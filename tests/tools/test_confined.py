@@ -317,12 +317,9 @@ def test_a_device_is_refused_unread(repo: Path, args: tuple[str, ...], reason: s
 # --- the one door --------------------------------------------------------------------------
 
 SOURCE = REPO / "src" / "continuity_checks"
+#: Every module of the helper commands: the tools, and their command lines.
 HELPER_MODULES = (
-    "checks/captures/helper.py",
-    "checks/working_state/helper.py",
-    "checks/provenance/add.py",
-    "checks/deltas/store.py",
-    "checks/deltas/scaffold.py",
+    *sorted(p.relative_to(SOURCE).as_posix() for p in (SOURCE / "tools").rglob("*.py")),
     "cli/capture.py",
     "cli/state.py",
     "cli/provenance.py",

@@ -7,7 +7,6 @@ versions, as history mode hands them over.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,28 +17,13 @@ from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.git.log import RawChange
 from continuity_checks.core.snapshot import WorkTree
 from continuity_checks.core.symlinks import SYMLINK
-from tests.working_state.test_check import CA, WS, base, encode
+from tests.helpers.working_state import CA, CA2, COMPACTED, CP2, WS, line_of, version
 
 SHA = "c0ffee" + "0" * 34
 
 
 class Link(bytes):
     """The bytes of a symlink (the path it names), committed with git's mode 120000."""
-
-
-CA2 = "CA-7a1e9c2d-3b4f-4d6a-8e0f-1c2b3d4e5f60"
-CP2 = "CP-9d8c7b6a-5f4e-4d3c-8b2a-190807060504"
-
-
-def version(kind: str = "investigative-state", content: str | None = None, **meta: Any) -> bytes:
-    value = base(kind)
-    if content is not None:
-        value["known"] = [*value["known"], content]
-    value["checkpoint_meta"].update(meta)
-    return encode(value).encode("utf-8")
-
-
-COMPACTED = version("compaction-evacuation")  # prune 100, audit CA
 
 
 def run(
@@ -71,11 +55,6 @@ def run(
     for finding in findings:
         assert finding.commit == SHA and "expected" in finding.message
     return [(f.rule, f.path, f.pointer, f.line) for f in findings]
-
-
-def line_of(data: bytes, needle: str) -> int:
-    return data.decode("utf-8").split("\n").index(next(
-        line for line in data.decode("utf-8").split("\n") if needle in line)) + 1  # fmt: skip
 
 
 BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"

@@ -1,5 +1,5 @@
 """``continuity verify`` on real git histories of a DSH project: every WS2xx rule with its commit,
-and the issue's mutation of a prune boundary decreasing across two commits."""
+and a prune boundary that decreases across two commits."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ import pytest
 
 from tests.conftest import RunCLI
 from tests.helpers.git import GitRepo, isolate_git
-from tests.working_state.test_check import WS
-from tests.working_state.test_history import CA2, COMPACTED, CP2, line_of, version
+from tests.helpers.working_state import CA2, COMPACTED, CP2, WS, line_of, version
 
 CP3 = "CP-1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d"
 CA3 = "CA-8f7e6d5c-4b3a-4d2e-9f1a-0b9c8d7e6f5a"

@@ -5,7 +5,7 @@ Every command prints one JSON document on stdout and exits 0 on success, 1 on a 
 (``ok: false`` with a stable ``error_code``), 2 on a usage error or a file it may not read or
 write (outside the repository, through a symlinked directory, not a regular file, past the size
 limit). The work is done by
-:mod:`continuity_checks.checks.captures.helper`, imported only when a command runs.
+:mod:`continuity_checks.tools.captures`, imported only when a command runs.
 """
 
 from __future__ import annotations
@@ -159,27 +159,27 @@ def _add_read_options(command: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> tuple[int, Any]:
     """The work of the subcommand ``args`` names: (exit code, what to print)."""
-    from continuity_checks.checks.captures import helper
+    from continuity_checks.tools.captures import checked, cycle, manifest, read
 
     if args.command == "verify":
-        return helper.verify(args.directory)
+        return checked.verify(args.directory)
     # manifest follows the [captures] options of the repository that holds its directory; read,
     # list, diff and apply those of the repository that holds the current directory (as check
     # does, from any directory of it); a bad one is their refusal (exit 1)
-    modes = {"read": helper.READ_MODE, "list": helper.READ_MODE}
+    modes = {"read": read.READ_MODE, "list": read.READ_MODE}
     modes.update(manifest="capture-manifest", diff="capture-diff", apply="capture-apply")
     where = args.directory if args.command == "manifest" else "."
-    settings = helper.configured(modes[args.command], where)
+    settings = checked.configured(modes[args.command], where)
     if isinstance(settings, tuple):  # a bad configuration: the refusal
         return settings
     if args.command == "manifest":
-        return helper.manifest(args.directory, args.name, args.digest, settings)
+        return manifest.manifest(args.directory, args.name, args.digest, settings)
     if args.command == "diff":
-        return helper.diff(args.base, args.current, args.out, settings)
+        return cycle.diff(args.base, args.current, args.out, settings)
     if args.command == "apply":
-        return helper.apply(args.base, args.delta, args.out, settings)
+        return cycle.apply(args.base, args.delta, args.out, settings)
     as_list = args.command == "list" or args.as_list
-    return helper.read(
+    return read.read(
         capture_file=args.capture_file,
         capture_sha256=args.capture_sha256,
         select=list(args.select),
@@ -193,7 +193,7 @@ def _run(args: argparse.Namespace) -> tuple[int, Any]:
 
 
 def _emit(result: tuple[int, Any]) -> int:
-    from continuity_checks.checks.captures.helper import output
+    from continuity_checks.tools.captures.results import output
 
     code, payload = result
     write_bytes(payload if isinstance(payload, bytes) else output(payload).encode("utf-8"))

@@ -2,7 +2,7 @@
 
 Same commands, options, JSON output and error texts as ``prototype/deltalayer.py``: a domain
 error or an OSError prints one line ``deltalayer: <message>`` on stderr, nothing on stdout, and
-exits 2. The work is done by :mod:`continuity_checks.checks.deltas.store`, imported only when a
+exits 2. The work is done by :mod:`continuity_checks.tools.deltas`, imported only when a
 command runs.
 """
 
@@ -24,7 +24,7 @@ from continuity_checks.cli.args import (
 )
 
 if TYPE_CHECKING:
-    from continuity_checks.checks.deltas.store import DeltaStore
+    from continuity_checks.tools.deltas import DeltaStore
 
 PROG = "deltalayer"
 LIMIT_HELP = "Number of items (1 to 1000; default: %(default)s)."
@@ -207,8 +207,8 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _run(root: str, operation: Callable[[DeltaStore], object]) -> int:
-    from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
     from continuity_checks.core.confined_files import Refused
+    from continuity_checks.tools.deltas import DeltaError, DeltaStore
 
     try:
         result = operation(DeltaStore(root))

@@ -51,12 +51,12 @@ def main(argv: Sequence[str]) -> int:
 
 def add_files(files: list[str], sums_file: str | None, root: Path, config_path: Path | None) -> int:
     """``continuity provenance add``."""
-    from continuity_checks.checks.provenance.add import AddError, add
     from continuity_checks.checks.provenance.family import ProvenanceFamily
     from continuity_checks.core.atomic import LinkRefused
     from continuity_checks.core.config import ConfigError, project_root
     from continuity_checks.core.confined_files import ConfinedFiles, Refused
     from continuity_checks.engine import relative
+    from continuity_checks.tools.provenance.add import AddError, add
 
     top = project_root(root)  # as check does: lines and findings name paths alike
     config = load_config(top, config_path)

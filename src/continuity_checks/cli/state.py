@@ -72,7 +72,7 @@ def _read(path: Path) -> bytes:
 
 
 def _hash(file: Path) -> int:
-    from continuity_checks.checks.working_state.helper import StateError, state_hash
+    from continuity_checks.tools.working_state.helper import StateError, state_hash
 
     try:
         print(state_hash(_read(file)))
@@ -82,7 +82,7 @@ def _hash(file: Path) -> int:
 
 
 def _project(file: Path, soft_max_chars: float, body_only: bool) -> int:
-    from continuity_checks.checks.working_state.helper import StateError, project
+    from continuity_checks.tools.working_state.helper import StateError, project
 
     try:
         text = project(_read(file), soft_max_chars, body_only=body_only)

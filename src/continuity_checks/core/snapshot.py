@@ -125,9 +125,11 @@ def _climbs(path: str) -> bool:
 
 class Snapshot(ABC):
     """A read-only view of one tree. Paths are root-relative with ``/``; every method refuses
-    what :func:`confine` refuses. ``commit`` is the commit whose tree this is (history mode)."""
+    what :func:`confine` refuses. ``commit`` is the commit whose tree this is (history mode);
+    ``root`` the absolute directory it is checked in (None: a tree of git objects)."""
 
     commit: str | None = None
+    root: Path | None = None
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -239,7 +241,7 @@ class WorkTree(Snapshot):
         self._given = given if given is not None else {}
         # the commit hook's view: files the commit being made will not hold are not there
         self._committed = committed
-        self.root = Path(os.path.abspath(root))
+        self.root: Path = Path(os.path.abspath(root))
         self._prefix = os.path.join(self.root, "")  # the root and a separator: prefix + rel
         self._real_root = os.path.realpath(self.root)
         self._inside: dict[str, bool] = {"": True}

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 # Only what __init__ and claims need is imported here. The commit hook builds every family and
 # asks each to claim the staged paths; most commits stage no capture file, so the check modules
-# (files, model, history, the schemas they compile) are imported inside check_file, check_tree
-# and check_commit, the first time one runs (tests/captures/test_check.py holds this).
+# (manifest, reader, delivery, documents, model, history, the schemas they compile) are imported
+# inside check_file, check_tree and check_commit, the first time one runs
+# (tests/captures/test_check.py holds this).
 from continuity_checks.checks.captures import DECLARATION, layout
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
@@ -20,7 +21,7 @@ from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 if TYPE_CHECKING:
-    from continuity_checks.checks.captures import files
+    from continuity_checks.checks.captures.reader import Reader
     from continuity_checks.core import hashing
 
 # names claimed in any capture directory, and those claimed only in a decision-<id>/ directory
@@ -81,11 +82,11 @@ class CapturesFamily(Family):
         directory, _, name = item.path.rpartition("/")
         if item.kind != "capture" or name != layout.CAPTURE or layout.is_decision_dir(directory):
             return None
-        from continuity_checks.checks.captures import files  # see the top
+        from continuity_checks.checks.captures.manifest import has_manifest  # see the top
 
         if layout.is_backup_dir(directory):
             return "in OpenProgram's file backups, copies of the user's files"
-        if files.has_manifest(snapshot, directory):
+        if has_manifest(snapshot, directory):
             return None
         return (
             "no manifest.json beside them, and a capture.json is LoopX's only beside the "
@@ -99,19 +100,28 @@ class CapturesFamily(Family):
 
     def _check(
         self, path: str, kind: str, data: bytes, snapshot: Snapshot
-    ) -> tuple[list[Finding], files.Reader | None]:
-        from continuity_checks.checks.captures import files  # not at start-up: see the top
-
+    ) -> tuple[list[Finding], Reader | None]:
+        # each kind's check module, the first time a file of that kind is checked (see the top)
         settings = self.settings
         if kind == "manifest":
-            return files.check_manifest(path, data, snapshot, settings, self._is_capture), None
+            from continuity_checks.checks.captures.manifest import check_manifest
+
+            return check_manifest(path, data, snapshot, settings, self._is_capture), None
         if kind == "reader":
-            return files.check_reader(path, data, snapshot, settings)
+            from continuity_checks.checks.captures.reader import check_reader
+
+            return check_reader(path, data, snapshot, settings)
         if kind == "delivery":
-            return files.check_delivery(path, data, snapshot, settings), None
+            from continuity_checks.checks.captures.delivery import check_delivery
+
+            return check_delivery(path, data, snapshot, settings), None
         if kind == "cycle-delta":
-            return files.check_cycle_delta(path, data, snapshot, settings), None
-        return files.check_document(path, kind, data, snapshot, settings), None
+            from continuity_checks.checks.captures.delivery import check_cycle_delta
+
+            return check_cycle_delta(path, data, snapshot, settings), None
+        from continuity_checks.checks.captures.documents import check_document
+
+        return check_document(path, kind, data, snapshot, settings), None
 
     def _is_capture(self, path: str) -> bool:
         return self.claims(path) == "capture"
@@ -150,7 +160,7 @@ class CapturesFamily(Family):
                 if not isinstance(data, Unreadable):  # not a regular file: nothing asked about
                     todo.append((path, kind, data))
         hashed = _Hashed(snapshot, _captures_of(todo, snapshot))
-        readers: list[files.Reader] = []
+        readers: list[Reader] = []
         for path, kind, data in todo:
             found, reader = self._check(path, kind, data, hashed)
             findings.extend(found)
@@ -287,7 +297,7 @@ _UNREAD = _PINNED | {None}
 def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list[str]:
     """The captures the manifests and readers of ``todo`` name (only those that stay inside
     their directory and exist: the checks report the others)."""
-    from continuity_checks.checks.captures import files, model
+    from continuity_checks.checks.captures import checker, model
     from continuity_checks.core import strict_json
 
     found = []
@@ -302,7 +312,7 @@ def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list
             assert isinstance(name, str)
             target = model.join(posixpath.dirname(path), name)
             directory = posixpath.dirname(path)
-            if snapshot.exists(target) and files.escape(snapshot, directory, target) is None:
+            if snapshot.exists(target) and checker.escape(snapshot, directory, target) is None:
                 found.append(target)  # one that leaves its directory is never hashed
     return sorted(set(found))
 
@@ -350,10 +360,10 @@ class _Hashed(Snapshot):
         return self.inner.resolve(path)
 
 
-def _selection_consistency(readers: list[files.Reader]) -> list[Finding]:
+def _selection_consistency(readers: list[Reader]) -> list[Finding]:
     from continuity_checks.checks.captures import rules as cx
 
-    first: dict[tuple[object, ...], files.Reader] = {}
+    first: dict[tuple[object, ...], Reader] = {}
     findings = []
     for reader in sorted(readers, key=lambda r: r.path):
         key = (reader.capture, reader.capture_sha256, reader.select, reader.list_depth)

@@ -11,8 +11,9 @@ import posixpath
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
-from continuity_checks.checks.captures import files, model
+from continuity_checks.checks.captures import model
 from continuity_checks.checks.captures import rules as cx
+from continuity_checks.checks.captures.checker import escape
 from continuity_checks.checks.captures.layout import (
     CAPTURE,
     CYCLE_BASE,
@@ -22,6 +23,7 @@ from continuity_checks.checks.captures.layout import (
     REQUIRED,
     is_decision_dir,
 )
+from continuity_checks.checks.captures.manifest import names_capture
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
 from continuity_checks.core.family import STAGED, Change, CommitContext
@@ -47,7 +49,7 @@ def published(change: Change, context: CommitContext) -> bool:
     if change.kind != "capture" and name in _MUTABLE:
         return False
     manifest = _good_manifest(context, model.join(directory, MANIFEST))
-    return files.names_capture(manifest, directory, name if change.kind == "capture" else CAPTURE)
+    return names_capture(manifest, directory, name if change.kind == "capture" else CAPTURE)
 
 
 def _good_manifest(context: CommitContext, path: str) -> bytes | None:
@@ -126,7 +128,7 @@ def _symlinks_out(
                 target = model.join(directory, named)
                 if target in linked or not after.exists(target):
                     continue
-                left = files.escape(after, directory, target)
+                left = escape(after, directory, target)
                 if left is None:
                     continue
                 # at the name, as in file mode (accepts() took the bytes, so load() does)

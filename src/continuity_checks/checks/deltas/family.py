@@ -99,7 +99,7 @@ class DeltasFamily(Family):
         legacy history or the store's lock: no reader of DeltaLayer's reads it."""
         if ".deltalayer/" not in path or "/.deltalayer/" not in f"/{path}":
             return None
-        from continuity_checks.checks.deltas.store import LOCK_NAME  # not at start-up
+        from continuity_checks.checks.deltas.naming import LOCK_NAME  # not at start-up
 
         head, _, name = path.rpartition("/")
         if name == LOCK_NAME and (head == ".deltalayer" or head.endswith("/.deltalayer")):
@@ -133,9 +133,17 @@ class DeltasFamily(Family):
             return findings
         if self._history is None:
             # imported here: the commit hook (file mode) never needs the history checks
-            from continuity_checks.checks.deltas.history import HistoryChecks
+            from continuity_checks.checks.deltas.history import HistoryChecks, HistoryOptions
 
-            self._history = HistoryChecks(self)
+            options = HistoryOptions(
+                ownership=self.ownership,
+                legacy_mode=self.legacy_mode,
+                allow_delete=self.allow_delete,
+                max_depth=self.max_depth,
+                owner_field=self.owner_field,
+                owner_allowed=self.owner_allowed,
+            )
+            self._history = HistoryChecks(options)
         findings.extend(self._history.check_commit(context))
         return findings
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -38,13 +38,30 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot
 from continuity_checks.core.symlinks import SYMLINK
 
-if TYPE_CHECKING:
-    from continuity_checks.checks.deltas.family import DeltasFamily
-
 TRAILER = "Continuity-Delta"
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
 _MISSING = object()
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """The options the history checks read, built once by the family from its configuration."""
+
+    #: ``deltas.ownership``: ``trailer-or-single``, ``trailer`` or ``off``
+    ownership: str
+    #: ``deltas.legacy``: ``read-only`` or ``append-only``
+    legacy_mode: str
+    #: ``deltas.allow-delete``: deleting a delta is no finding, and a re-added one is new
+    allow_delete: bool
+    #: ``limits.max-depth``, for parsing each version
+    max_depth: int
+    #: the commit field whose value owns a delta (DL211, ``deltas.owner-identity``); None when
+    #: ownership by identity is off (also with ``ownership = "off"``)
+    owner_field: str | None
+    #: ``deltas.owner-allowed``: identities that may change any delta, as ``owners.normal``
+    #: gives them
+    owner_allowed: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -65,16 +82,16 @@ class HistoryChecks:
 
     NAMES_KEPT = 1024
 
-    def __init__(self, family: DeltasFamily) -> None:
-        self.family = family
+    def __init__(self, options: HistoryOptions) -> None:
+        self.options = options
         #: the versions of deltas this run has parsed, by blob id
-        self.versions = Versions(family.max_depth)
+        self.versions = Versions(options.max_depth)
         #: trailer values -> the paths they name (most commits repeat their predecessor's)
         self._names: dict[tuple[str, ...], frozenset[str]] = {}
         #: ownership by identity (DL211), None when it is off
         self.owners = (
-            Owners(family.owner_field, family.owner_allowed, family.allow_delete)
-            if family.owner_field is not None
+            Owners(options.owner_field, options.owner_allowed, options.allow_delete)
+            if options.owner_field is not None
             else None
         )
 
@@ -88,7 +105,7 @@ class HistoryChecks:
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
         named = self.named(context.commit.trailers.get(TRAILER, ()))
-        return check_commit(self.family, self.versions, named, context, self.owners)
+        return check_commit(self.options, self.versions, named, context, self.owners)
 
     def finish(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]:
         """DL211 for the changes of deltas created before the run (see :mod:`.owners`)."""
@@ -96,7 +113,7 @@ class HistoryChecks:
 
 
 def check_commit(
-    family: DeltasFamily,
+    options: HistoryOptions,
     versions: Versions,
     named: frozenset[str],
     context: CommitContext,
@@ -104,17 +121,17 @@ def check_commit(
 ) -> list[Finding]:
     sha = context.commit.sha
     deltas = [c for c in context.changes if c.kind == "delta"]
-    if family.allow_delete:
+    if options.allow_delete:
         deltas = [_created_again(c, context.before) for c in deltas]
     freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
-    findings = _ownership(family.ownership, context.commit, deltas, freezes, named)
+    findings = _ownership(options.ownership, context.commit, deltas, freezes, named)
     if owners is not None and deltas:
         findings.extend(owners.see(context, deltas, freezes))
     for change in deltas:
         if change.new_mode == SYMLINK:
             findings.append(_symlink(change, sha))
         else:
-            findings.extend(_delta(family, versions, change, freezes, sha, context.after))
+            findings.extend(_delta(options, versions, change, freezes, sha, context.after))
     if len(deltas) < len(context.changes):
         for change in context.changes:
             if change.kind != "legacy":
@@ -122,7 +139,7 @@ def check_commit(
             if change.new_mode == SYMLINK:
                 findings.append(_symlink(change, sha))
             else:
-                findings.extend(_legacy(family.legacy_mode, change, sha))
+                findings.extend(_legacy(options.legacy_mode, change, sha))
     return findings
 
 
@@ -296,7 +313,7 @@ def _ownership(
 
 
 def _delta(
-    family: DeltasFamily,
+    options: HistoryOptions,
     versions: Versions,
     change: Change,
     freezes: dict[str, Change],
@@ -307,7 +324,7 @@ def _delta(
         return _frozen(change, freezes, versions, sha)
     if change.status == "D":
         frozen_sources = {c.path for c in freezes.values()}
-        if family.allow_delete or change.path in frozen_sources:
+        if options.allow_delete or change.path in frozen_sources:
             return []
         if _kept_frozen(change, after):
             return []

@@ -7,6 +7,9 @@ import re
 SUFFIX = ".json"
 FROZEN_SUFFIX = ".frozen.json"
 MAX_COLLISION = 9999
+LOCK_NAME = ".lock"
+"""The lock file of ``continuity delta``, in ``.deltalayer/``: neither ``*.json`` nor ``*.tmp``,
+so readers ignore it."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SUFFIX_NUMBER = re.compile(r"[1-9][0-9]{0,3}")

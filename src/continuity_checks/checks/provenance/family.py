@@ -20,7 +20,7 @@ from continuity_checks.core.skipped_dirs import SKIP_DIRS
 from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from continuity_checks.checks.provenance.history import Pins
+    from continuity_checks.checks.provenance.history import HistoryOptions, Pins
 
 #: what a changed or deleted listed file makes its listing's file check report
 _CONSEQUENCES = frozenset({rules.MISSING.id, rules.MISMATCH.id, rules.SIZE.id})
@@ -100,9 +100,11 @@ class ProvenanceFamily(Family):
         self.pins: Pins | None = None
         """Which originals the listings pin, for this run only: built at the first commit."""
         self._check_commit: (
-            Callable[[ProvenanceFamily, CommitContext, set[str]], list[Finding]] | None
+            Callable[[HistoryOptions, Pins, CommitContext, set[str]], list[Finding]] | None
         )
         self._check_commit = None
+        self._history_options: HistoryOptions | None = None
+        """What the history checks read (see :meth:`_options`)."""
         self._unlisted_at: str | None = None
         """A commit (or tree) known to hold no listing, before the first that does."""
         self._unlisted_trees: tuple[str | None, ...] = ()
@@ -177,10 +179,8 @@ class ProvenanceFamily(Family):
     def _index(self, tree: Snapshot) -> Pins:
         """The index of ``tree``'s listings when the history checks have not read it (a tree
         they were not handed): read once, kept for the next question about the same tree."""
-        from continuity_checks.checks.provenance.history import Pins
-
         if self._other is None or self._other.at != tree.commit:
-            self._other = Pins.build(self, tree)
+            self._other = self._built(tree)
         return self._other
 
     def same_cause(self, history: Finding, state: Finding) -> bool:
@@ -215,8 +215,25 @@ class ProvenanceFamily(Family):
             from continuity_checks.checks.provenance import history
 
             check = self._check_commit = history.check_commit
-        findings.extend(check(self, context, {link.path for link in links}))
+        pins = self.pins
+        if pins is None or pins.at != context.before.commit:
+            pins = self.pins = self._built(context.before)
+        findings.extend(check(self._options(), pins, context, {link.path for link in links}))
         return findings
+
+    def _options(self) -> HistoryOptions:
+        """What the history checks read, made once, at their first use."""
+        if self._history_options is None:
+            from continuity_checks.checks.provenance.history import HistoryOptions  # see the top
+
+            self._history_options = HistoryOptions(self.relative_to, self.max_depth)
+        return self._history_options
+
+    def _built(self, tree: Snapshot) -> Pins:
+        """What the listings of ``tree`` pin, read from the whole tree (``history.Pins``)."""
+        from continuity_checks.checks.provenance.history import Pins  # see the imports
+
+        return Pins.build(tree, self.listings(tree), self._options())
 
     def kept(self, path: str) -> str | None:
         """``"a regular file"`` for a sums file or manifest (PV205 when committed as a

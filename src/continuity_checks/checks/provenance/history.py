@@ -34,7 +34,7 @@ a removal.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -50,11 +50,21 @@ from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 if TYPE_CHECKING:
-    from continuity_checks.checks.provenance.family import ProvenanceFamily
     from continuity_checks.core.git import RawChange
 
 _NAMED_AT_MOST = 5  # paths named in a finding about a deleted listing
 _SYMLINK = "120000"
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """The options the history checks read, built once by the family from its configuration."""
+
+    #: ``provenance.relative-to``: what a sums file's paths are relative to (``root`` or
+    #: ``sums-file``)
+    relative_to: str
+    #: ``limits.max-depth``, for parsing each manifest
+    max_depth: int
 
 
 @dataclass(frozen=True)
@@ -153,8 +163,8 @@ class Pins:
 
     Built from a whole tree once (:meth:`build`), then moved from commit to commit by the
     listings each commit changes (:meth:`update`). ``at`` is the commit (or tree) it describes:
-    a commit whose first parent is another one (a merge's side, the start of a second range)
-    gets it built again from its own parent's tree.
+    for a commit whose first parent is another one (a merge's side, the start of a second
+    range) the family builds it again from that parent's tree.
     """
 
     at: str | None
@@ -169,13 +179,16 @@ class Pins:
     """The tree :attr:`at` was moved from (the first parent of the last commit checked)."""
 
     @classmethod
-    def build(cls, family: ProvenanceFamily, tree: Snapshot) -> Pins:
+    def build(
+        cls, tree: Snapshot, listings: Iterable[tuple[str, str]], options: HistoryOptions
+    ) -> Pins:
+        """What ``listings`` (``(path, kind)`` of every listing of ``tree``) pin in ``tree``."""
         pins = cls(tree.commit)
-        for path, kind in family.listings(tree):
+        for path, kind in listings:
             data = tree.read(path)
             if isinstance(data, Unreadable):
                 continue  # over the size limit: what it pins is unknown (CC008 is file mode's)
-            found = entries(kind, path, data, family.relative_to, family.max_depth)
+            found = entries(kind, path, data, options.relative_to, options.max_depth)
             if found is not None:
                 pins.update(path, found)
         return pins
@@ -217,13 +230,11 @@ class Pins:
 
 
 def check_commit(
-    family: ProvenanceFamily, context: CommitContext, linked: Collection[str] = ()
+    options: HistoryOptions, pins: Pins, context: CommitContext, linked: Collection[str] = ()
 ) -> list[Finding]:
-    """The findings of one commit; ``linked`` are the listings it left as symlinks (PV205):
-    they pin nothing from there on, and their entries are not also removed (PV202)."""
-    pins = family.pins
-    if pins is None or pins.at != context.before.commit:
-        pins = family.pins = Pins.build(family, context.before)
+    """The findings of one commit, with ``pins`` read at its parent and moved to the commit;
+    ``linked`` are the listings it left as symlinks (PV205): they pin nothing from there on,
+    and their entries are not also removed (PV202)."""
     # the originals this commit changes or deletes, as the listings pinned them at the parent
     touched = _touched(pins, context.paths) if pins.by_path else []
     pins.parent, pins.at = context.before.commit, context.after.commit
@@ -238,7 +249,7 @@ def check_commit(
         if change.path in linked:
             pins.update(change.path, [])
             continue
-        old, new = _versions(family, change)
+        old, new = _versions(options, change)
         # a version that cannot be read or parsed states nothing: its listing keeps pinning
         # what its last version that parsed pinned (a tree read at a range's or a shard's first
         # commit has no earlier version: there it pins nothing)
@@ -248,7 +259,7 @@ def check_commit(
             pins.keep(change.path)
         if old is None or new is None:
             continue  # a version that does not parse: nothing both sides state
-        answered.update(_answered(family, change, context, old))
+        answered.update(_answered(options, change, context, old))
         for entry in old:
             before.setdefault(entry.path, entry)
         for entry in new:
@@ -291,7 +302,7 @@ def check_commit(
         for path, entry in after.items()
         if path not in before and answered.get(path) != entry.digest
     ]
-    findings.extend(_verify(context.after, to_verify, sha, family.relative_to))
+    findings.extend(_verify(context.after, to_verify, sha, options.relative_to))
     findings.extend(_originals(context.before, context.after, kept_originals, sha))
     seen = {entry.path for entry in kept_originals}
     findings.extend(_pinned(context, pins, [c for c in touched if c[0].path not in seen]))
@@ -299,7 +310,7 @@ def check_commit(
 
 
 def _answered(
-    family: ProvenanceFamily, change: Change, context: CommitContext, good: list[Listed]
+    options: HistoryOptions, change: Change, context: CommitContext, good: list[Listed]
 ) -> dict[str, str | None]:
     """What earlier commits reported, when ``change`` is judged from the listing's last good
     version (``good``, its entries) and not from its parent's: the engine hands the last good one
@@ -317,7 +328,7 @@ def _answered(
         stated = None
         if not isinstance(data, Unreadable):
             kind, path = change.kind, change.path
-            stated = entries(kind, path, data, family.relative_to, family.max_depth)
+            stated = entries(kind, path, data, options.relative_to, options.max_depth)
     if stated is None:
         return {}
     answered: dict[str, str | None] = dict.fromkeys(e.path for e in good)
@@ -368,12 +379,12 @@ def _pinned(
 
 
 def _versions(
-    family: ProvenanceFamily, change: Change
+    options: HistoryOptions, change: Change
 ) -> tuple[list[Listed] | None, list[Listed] | None]:
     def of(data: bytes | None) -> list[Listed] | None:
         if data is None:  # a version over the size limit (CC008): what it lists is unknown
             return None
-        return entries(change.kind, change.path, data, family.relative_to, family.max_depth)
+        return entries(change.kind, change.path, data, options.relative_to, options.max_depth)
 
     old = of(change.old()) if change.old_blob is not None else []
     new = of(change.new()) if change.new_blob is not None else []

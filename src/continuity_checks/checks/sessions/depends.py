@@ -3,7 +3,7 @@
 file they judge.
 
 A session is judged whole by the tree check as soon as one of its claimed files is in the run
-(:class:`~continuity_checks.checks.sessions.tree.SessionsTree`), so a change inside a session
+(:class:`~continuity_checks.checks.sessions.stream.SessionsTree`), so a change inside a session
 directory answers one file of it (its ``meta.json``, else its last node file), never each of
 its nodes. The answer is what can turn into an *error* (the state a commit leaves is judged by
 its errors): the registries' comparisons with a session (index ↔ meta.json, preview, location
@@ -22,15 +22,15 @@ from urllib.parse import quote, unquote
 from continuity_checks.checks.sessions import layout
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.checks.sessions.pathmap import PathMap
-from continuity_checks.checks.sessions.tree import (
+from continuity_checks.checks.sessions.places import (
     BOUND,
     HOME_SESSION,
     REGISTRIES,
     STATE_MARKERS,
-    Registries,
     is_state_dir,
     last_node_file,
 )
+from continuity_checks.checks.sessions.registries import Registries
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 #: a path inside a session directory that its checks read: the directory (``""`` for the

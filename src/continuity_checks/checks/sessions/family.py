@@ -28,7 +28,8 @@ from continuity_checks.core.snapshot import Snapshot
 if TYPE_CHECKING:
     from continuity_checks.checks.sessions.depends import Dependents
     from continuity_checks.checks.sessions.history import History
-    from continuity_checks.checks.sessions.tree import Gather
+    from continuity_checks.checks.sessions.lookups import TreeLookups
+    from continuity_checks.checks.sessions.session import Gather
 
 
 #: files OpenProgram writes under .openprogram/ that hold nothing a check can hold against
@@ -63,6 +64,7 @@ class SessionsFamily(Family):
             r for r, level in config.severity.items() if level is Severity.ERROR
         )
         self._gather: Gather | None = None
+        self._lookups: TreeLookups | None = None
         self._history: History | None = None
         self._dependents: Dependents | None = None
 
@@ -71,19 +73,30 @@ class SessionsFamily(Family):
         """File mode: the node files of the session being gathered (one session at a time)."""
         if self._gather is None:
             # imported here, not at the top: see the module's docstring
-            from continuity_checks.checks.sessions.tree import Gather
+            from continuity_checks.checks.sessions.session import Gather
 
-            self._gather = Gather(self.max_depth, self.path_map)
+            self._gather = Gather()
         return self._gather
+
+    def _lookups_for(self, snapshot: Snapshot) -> TreeLookups:
+        """What the session checks of ``snapshot`` look up once per tree: one per snapshot,
+        shared by ``check_file`` and the tree check of that tree."""
+        lookups = self._lookups
+        if lookups is None or lookups.snapshot is not snapshot:
+            # imported here, not at the top: see the module's docstring
+            from continuity_checks.checks.sessions.lookups import TreeLookups
+
+            lookups = self._lookups = TreeLookups(snapshot, self.max_depth, self.path_map)
+        return lookups
 
     @property
     def history(self) -> History:
         """What history mode remembers across the commits of one run."""
         if self._history is None:
             # imported here, not at the top: see the module's docstring
-            from continuity_checks.checks.sessions.history import History
+            from continuity_checks.checks.sessions.history import History, HistoryOptions
 
-            self._history = History(self.max_depth)
+            self._history = History(HistoryOptions(max_depth=self.max_depth))
         return self._history
 
     #: by path alone (layout.claims), called as it is: one call less for every path of a run
@@ -105,7 +118,7 @@ class SessionsFamily(Family):
         if file.kind == layout.NODE:
             # held until the session's last node file arrives, then the session is checked
             # whole: each node file is read once, by the engine
-            return self.gather.node(file.path, file.data, file.snapshot)
+            return self.gather.node(file.path, file.data, self._lookups_for(file.snapshot))
         # imported here, not at the top: see the module's docstring
         from continuity_checks.checks.sessions import files
 
@@ -113,17 +126,17 @@ class SessionsFamily(Family):
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         # imported here, not at the top: see the module's docstring
-        from continuity_checks.checks.sessions import tree
+        from continuity_checks.checks.sessions import stream
 
-        return tree.check_tree(snapshot, claimed, self.max_depth, self.path_map)
+        return stream.check_tree(self._lookups_for(snapshot), claimed)
 
     def tree(self, snapshot: Snapshot) -> TreeCheck:
         """File mode's cross-file checks as the files stream by: one session (and one memory
         workspace) at a time, whatever the number of sessions."""
         # imported here, not at the top: see the module's docstring
-        from continuity_checks.checks.sessions.tree import SessionsTree
+        from continuity_checks.checks.sessions.stream import SessionsTree
 
-        return SessionsTree(snapshot, self.max_depth, self.path_map)
+        return SessionsTree(self._lookups_for(snapshot))
 
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The claimed files of ``tree`` whose checks read ``path``: one file of the session it

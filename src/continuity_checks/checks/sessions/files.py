@@ -1,6 +1,6 @@
 """File checks (``continuity check``) of one file on its own: meta.json, the registries, a
 backup manifest, a project's .gitignore, a stray temp file. History nodes are checked per
-session in :mod:`tree`, where the whole DAG is at hand."""
+session in :mod:`session`, where the whole DAG is at hand."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import hashlib
 import re
 from collections.abc import Callable
 
-from continuity_checks.checks.sessions import layout, memory
+from continuity_checks.checks.sessions import layout, memory, topics
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.checks.sessions.common import SESSION_STATUSES, load
 from continuity_checks.core import pointer as jp
@@ -45,7 +45,7 @@ def check_file(file: FileInput, max_depth: int) -> list[Finding]:
             return []
         return memory.scan(file.path, file.data)[1]
     if kind == layout.TOPIC:
-        return memory.check_topic(file.path, file.data, file.snapshot).findings
+        return topics.check_topic(file.path, file.data, file.snapshot).findings
     if kind == layout.RECORDS:
         return check_records(file, max_depth)
     findings: list[Finding] = []

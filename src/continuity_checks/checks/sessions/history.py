@@ -61,12 +61,19 @@ TURN = re.compile(r"^turn(?: \(error\))?(?::|$)")
 PENDING_KEPT = 64  # turns remembered between turn commits (more is reported long before)
 
 
+@dataclasses.dataclass(frozen=True)
+class HistoryOptions:
+    """What history mode reads of the family's configuration."""
+
+    max_depth: int
+
+
 class History:
     """What history mode remembers across the commits of one run: whether the repository is a
     session repository, and the file name of every node id seen (bounded by the session)."""
 
-    def __init__(self, max_depth: int) -> None:
-        self.max_depth = max_depth
+    def __init__(self, options: HistoryOptions) -> None:
+        self.options = options
         self.session_repo: bool | None = None
         #: the repository is OpenProgram's shadow-git store (its root commit or a baseline
         #: commit is in the run)
@@ -206,22 +213,28 @@ class History:
                 if node is not None and added(change, context):
                     self._pend(node)
             elif change.kind == layout.META:
-                data = change.new()
-                accepted = None if data is None else strict_json.accepts(data, self.max_depth)
-                if data is not None and (accepted is None or not isinstance(accepted[1], dict)):
-                    findings.append(
-                        ss.COMMITTED_INVALID.finding(
-                            change.path,
-                            "expected meta.json to parse as a JSON object at this "
-                            "commit, found it does not",
-                            commit=sha,
-                        )
-                    )
+                findings.extend(self._meta(change, sha))
         if has_message and commit.parents:
             findings.extend(self._turns(sha, TURN.match(subject) is not None))
         elif not has_message:
             findings.extend(self._staged_turns(known))
         return findings
+
+    def _meta(self, change: Change, sha: str) -> list[Finding]:
+        """[32] the meta.json a commit writes parses as a JSON object."""
+        data = change.new()
+        if data is None:
+            return []
+        accepted = strict_json.accepts(data, self.options.max_depth)
+        if accepted is not None and isinstance(accepted[1], dict):
+            return []
+        return [
+            ss.COMMITTED_INVALID.finding(
+                change.path,
+                "expected meta.json to parse as a JSON object at this commit, found it does not",
+                commit=sha,
+            )
+        ]
 
     def _staged_turns(self, known: set[str]) -> list[Finding]:
         """[34] at commit time (no subject yet): whatever the commit is, two user turns brought
@@ -307,7 +320,7 @@ class History:
         data = change.new()
         if data is None:
             return findings, None
-        accepted = strict_json.accepts(data, self.max_depth)
+        accepted = strict_json.accepts(data, self.options.max_depth)
         if accepted is None:
             findings.append(
                 ss.COMMITTED_INVALID.finding(

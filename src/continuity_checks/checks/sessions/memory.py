@@ -1,5 +1,7 @@
-"""Memory provenance (spec §2.11): v2 source archives, topic footnotes that cite them, and the
-proposal's Provenance records (seed 003) when a workspace has any.
+"""Memory provenance (spec §2.11): v2 source archives, and a workspace's cross-file checks —
+archives against the sessions they quote, block ids across its topics, the proposal's
+Provenance records (seed 003) against the sessions they point to, and the frames that node
+markers promise ([52]). Topic files on their own are in :mod:`topics`.
 
 An archive is ``memory/sources/<quote(provider)>/_v2/<quote(thread)>.md``: a marker line, an
 empty line, then frames of an anchor, a ``source-id``, optional ``speaker-id`` and
@@ -18,8 +20,13 @@ import re
 from typing import NamedTuple
 from urllib.parse import quote, unquote
 
+from continuity_checks.checks.sessions import layout
 from continuity_checks.checks.sessions import rules as ss
+from continuity_checks.checks.sessions.nodes import Node
+from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote as show_quote
+from continuity_checks.core.display import show
+from continuity_checks.core.family import Claimed
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
@@ -31,12 +38,7 @@ SOURCE_META = re.compile(r"^<!-- source-meta:([A-Za-z0-9_-]*) -->$")
 RECORD_LINES = re.compile(r"^<!-- record-lines:(\d+) -->$")
 RECORD = re.compile(r"^\[[^\]]+\] (.+?): ")
 META_KEYS = {"authority_tier", "principal_id", "speaker_kind", "trust_state", "version"}
-FOOTNOTE = re.compile(
-    r"^\[\^([^\]]+)\]: Time: `(?:\d{4}|\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|undated)`; Sources: (.+)$"
-)
-LINK = re.compile(r"\[([^\]]+)\]\(([^)#\s]+)#([^)\s]+)\)")
 BLOCK_ID = re.compile(r" \^([A-Za-z0-9-]+)$")
-CITE = re.compile(r"\[\^([^\]]+)\](?!:)")
 
 
 class Frame(NamedTuple):
@@ -165,129 +167,6 @@ def scan(path: str, data: bytes) -> tuple[list[Frame], list[Finding]]:
     return frames, []
 
 
-# --- topics ---------------------------------------------------------------------------------------
-
-
-class Topic(NamedTuple):
-    blocks: list[tuple[str, int]]  # block id, line
-    findings: list[Finding]
-
-
-def check_topic(path: str, data: bytes, snapshot: Snapshot) -> Topic:
-    """[53] footnote grammar and resolvable sources; [55] each block cites a resolvable source."""
-    findings: list[Finding] = []
-    text = data.decode("utf-8", "replace")
-    lines = text.split("\n")
-    directory = path.rpartition("/")[0]
-    resolvable: dict[str, bool] = {}
-    anchors: dict[str, set[str] | str | None] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.startswith("[^") or "]:" not in line:
-            continue
-        match = FOOTNOTE.match(line)
-        if match is None:
-            findings.append(
-                ss.TOPIC.finding(
-                    path,
-                    "expected a footnote [^id]: Time: `<date>`; Sources: "
-                    "[<ref>](<path>#<anchor>), …",
-                    line=number,
-                )
-            )
-            continue
-        links = list(LINK.finditer(match[2]))
-        if not links or ", ".join(m[0] for m in links) != match[2]:
-            findings.append(
-                ss.TOPIC.finding(
-                    path,
-                    'expected sources as [<ref>](<path>#<anchor>) separated by ", "',
-                    line=number,
-                )
-            )
-            continue
-        ok = False
-        for link in links:
-            target = _join(directory, link[2])
-            if target not in anchors:
-                anchors[target] = _anchors(snapshot, target)
-            found = anchors[target]
-            if isinstance(found, str):
-                findings.append(
-                    ss.TOPIC.finding(
-                        path,
-                        f"expected the source archive {show_quote(link[2])} as a file, found "
-                        f"{found}",
-                        line=number,
-                    )
-                )
-            elif found is None:
-                findings.append(
-                    ss.TOPIC.finding(
-                        path,
-                        f"expected the source archive {show_quote(link[2])} to exist, found "
-                        "nothing there",
-                        line=number,
-                    )
-                )
-            elif link[3] not in found:
-                findings.append(
-                    ss.TOPIC.finding(
-                        path,
-                        f"expected the anchor {show_quote(link[3])} in {show_quote(link[2])}, "
-                        "found none",
-                        line=number,
-                    )
-                )
-            else:
-                ok = True
-        resolvable[match[1]] = ok
-    blocks: list[tuple[str, int]] = []
-    for number, line in enumerate(lines, 1):
-        block = BLOCK_ID.search(line)
-        if block is None or line.startswith("[^"):
-            continue
-        blocks.append((block[1], number))
-        cited = CITE.findall(line)
-        if not any(resolvable.get(c) for c in cited):
-            findings.append(
-                ss.UNSOURCED_BLOCK.finding(
-                    path,
-                    f"expected block ^{block[1]} to cite a footnote with a resolvable source, "
-                    "found none",
-                    line=number,
-                )
-            )
-    return Topic(blocks, findings)
-
-
-def _join(directory: str, relative: str) -> str:
-    parts = directory.split("/") if directory else []
-    for part in unquote(relative).split("/"):
-        if part == "..":
-            if parts:
-                parts.pop()
-            else:
-                return "/" + relative  # climbs out of the root: the snapshot refuses it
-        elif part not in ("", "."):
-            parts.append(part)
-    return "/".join(parts)
-
-
-def _anchors(snapshot: Snapshot, path: str) -> set[str] | str | None:
-    """The anchors of the archive at ``path``; None when there is none, or why it is not read:
-    OpenProgram never writes an archive as a symlink (SS211), and what one leads to is not the
-    archive, so a topic's link through it is judged by the link alone."""
-    if linked(snapshot, path):
-        return "a symlink"
-    data = snapshot.read(path)
-    if isinstance(data, Unreadable):
-        return None
-    text = data.decode("utf-8", "replace")
-    return set(re.findall(r'<a id="([^"]+)"></a>', text)) | set(
-        re.findall(r'id="(d\d+-\d+)"', text)
-    )
-
-
 def linked(snapshot: Snapshot, path: str) -> bool:
     """Whether ``path`` or a directory on the way to it is a symlink, whether or not it leads
     anywhere (what it leads to must not change the answer)."""
@@ -299,3 +178,236 @@ def linked(snapshot: Snapshot, path: str) -> bool:
         if snapshot.resolve(step) != step:
             return True
     return False
+
+
+# --- a workspace: what its files name elsewhere -------------------------------------------------
+
+
+def check_markers(
+    snapshot: Snapshot, directory: str, marked: list[Node], state: str | None, sid: str
+) -> list[Finding]:
+    """[52] ``marked`` nodes (marked as written to their state directory's memory workspace)
+    of the session ``sid`` at ``directory`` have a frame in the archive of ``state``, the state
+    directory keeping the session: a home-root session's own, a project-bound session's any
+    state directory of the checked tree whose locations.json (read through the path-map) lists
+    the session at this place. With none in the tree (``state`` None) the frames cannot be
+    looked for: SS150 says so, once for the session."""
+    if state is None:
+        where = (
+            "the session is the checked root"
+            if not directory
+            else "no state directory of the checked tree lists it in sessions/locations.json"
+        )
+        return [
+            ss.MARKER_NOT_JUDGED.finding(
+                marked[0].path,
+                f"expected the memory workspace of {show_quote(marked[0].marker)} in the checked "
+                f"tree to look for the frames of {len(marked)} marked node(s), found none: "
+                f"{where}",
+                pointer="/metadata/memory_written_scriptorium",
+            )
+        ]
+    data = snapshot.read(state + "memory/.scriptorium/workspace-id")
+    if isinstance(data, Unreadable):
+        return []  # no scriptorium workspace: no marker names this state directory's memory
+    workspace = data.decode("utf-8", "replace").strip()
+    archive = f"{state}memory/sources/openprogram/_v2/{quote(sid, safe='')}.md"
+    content = snapshot.read(archive)
+    if isinstance(content, Unreadable):
+        refs: set[str] = set()
+    else:
+        frames, broken = scan(archive, content)
+        if broken:
+            return []  # the archive's own finding (SS139) is the cause
+        refs = {f.ref for f in frames}
+    findings = []
+    for node in marked:
+        if node.marker == workspace and f"openprogram/{sid}/{node.id}" not in refs:
+            findings.append(
+                ss.MEMORY_MARKER.finding(
+                    node.path,
+                    f"expected a frame openprogram/{sid}/{node.id} in {archive}, found none",
+                    pointer="/metadata/memory_written_scriptorium",
+                )
+            )
+    return findings
+
+
+class Workspace:
+    """A state directory's memory: archives against the sessions they quote, block ids, and the
+    proposal's provenance records against the sessions they point to."""
+
+    def __init__(
+        self, snapshot: Snapshot, state: str, max_depth: int, located: dict[str, str | None]
+    ) -> None:
+        self.snapshot = snapshot
+        self.state = state
+        self.max_depth = max_depth
+        #: each session id the state directory's locations.json places, with its directory
+        #: (None: not resolvable); the registries' findings come from their own check
+        self.located = located
+        self._listings: dict[str, dict[str, str] | None] = {}
+
+    def nodes_of(self, sid: str) -> dict[str, str] | None:
+        """Node id -> file path of session ``sid``, or None when it has no session here."""
+        if sid not in self._listings:
+            directory = self.located.get(sid, f"{self.state}sessions/{sid}/")
+            found: dict[str, str] | None = None
+            if directory is not None:
+                listing = self.snapshot.list(directory + "history")
+                if not isinstance(listing, Unreadable):
+                    found = {}
+                    for name in listing:
+                        match = layout.NODE_NAME.match(name)
+                        if match is not None:
+                            found[match[3]] = f"{directory}history/{name}"
+            self._listings[sid] = found
+        return self._listings[sid]
+
+    def check(self, items: list[Claimed], *, block_ids: bool = True) -> list[Finding]:
+        """The cross-file findings of ``items`` (claimed memory files of this workspace), and
+        with ``block_ids`` those of the workspace's block ids (every topic file: once per run,
+        however many parts of the run bring topic files)."""
+        findings: list[Finding] = []
+        for item in items:
+            if item.kind == layout.ARCHIVE:
+                findings.extend(self._archive(item.path))
+            elif item.kind == layout.RECORDS:
+                findings.extend(self._records(item.path))
+        if block_ids and any(item.kind == layout.TOPIC for item in items):
+            findings.extend(self._block_ids())
+        return findings
+
+    def _archive(self, path: str) -> list[Finding]:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            return []
+        findings = []
+        for frame in scan(path, data)[0]:
+            parts = frame.ref.split("/")
+            if len(parts) != 3 or parts[0] != "openprogram":
+                continue
+            sid, nid = parts[1], parts[2]
+            nodes_here = self.nodes_of(sid)
+
+            def bad(message: str, _line: int = frame.line) -> Finding:
+                return ss.ARCHIVE_REF.finding(path, message, line=_line)
+
+            if nodes_here is None:
+                findings.append(
+                    bad(
+                        f"expected the session {show_quote(sid)} of {show_quote(frame.ref)}, "
+                        "found none (deleted?)"
+                    )
+                )
+                continue
+            node_path = nodes_here.get(nid)
+            if node_path is None:
+                findings.append(
+                    bad(
+                        f"expected the node {show_quote(nid)} in session {show_quote(sid)}, "
+                        "found none"
+                    )
+                )
+                continue
+            content = self.snapshot.read(node_path)
+            accepted = (
+                None
+                if isinstance(content, Unreadable)
+                else strict_json.accepts(content, self.max_depth)
+            )
+            value = accepted[1] if accepted is not None else None
+            if not isinstance(value, dict):
+                continue  # the node file's own findings say why
+            if value.get("role") not in ("user", "llm"):
+                findings.append(
+                    bad(
+                        f"expected a user or llm node, found the {show(value.get('role'))} node "
+                        f"{show_quote(nid)}"
+                    )
+                )
+            elif value.get("output") != frame.body:
+                findings.append(
+                    bad(
+                        f"expected the record to equal the output of {node_path}, found "
+                        "different text"
+                    )
+                )
+        return findings
+
+    def _block_ids(self) -> list[Finding]:
+        seen: dict[str, str] = {}
+        findings = []
+        stack = [self.state + "memory/topics"]
+        files = []
+        while stack:
+            directory = stack.pop()
+            listing = self.snapshot.list(directory)
+            if isinstance(listing, Unreadable):
+                continue
+            for name in listing:
+                path = f"{directory}/{name}"
+                if self.snapshot.is_dir(path):
+                    stack.append(path)
+                elif name.endswith(".md"):
+                    files.append(path)
+        for path in sorted(files):
+            data = self.snapshot.read(path)
+            if isinstance(data, Unreadable):
+                continue
+            for number, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
+                block = BLOCK_ID.search(line)
+                if block is None or line.startswith("[^"):
+                    continue
+                where = f"{path}:{number}"
+                if block[1] in seen:
+                    findings.append(
+                        ss.TOPIC.finding(
+                            path,
+                            f"expected block id ^{block[1]} once in the workspace, found it also "
+                            f"at {seen[block[1]]}",
+                            line=number,
+                        )
+                    )
+                else:
+                    seen[block[1]] = where
+        return findings
+
+    def _records(self, path: str) -> list[Finding]:
+        data = self.snapshot.read(path)
+        if isinstance(data, Unreadable):
+            return []
+        findings = []
+        for number, line in enumerate(data.split(b"\n"), 1):
+            accepted = strict_json.accepts(line, self.max_depth) if line.strip() else None
+            record = accepted[1] if accepted is not None else None
+            provenance = record.get("provenance") if isinstance(record, dict) else None
+            if not isinstance(provenance, dict) or not isinstance(
+                provenance.get("session_id"), str
+            ):
+                continue
+            sid = provenance["session_id"]
+            nodes_here = self.nodes_of(sid)
+            if nodes_here is None:
+                findings.append(
+                    ss.PROVENANCE_REF.finding(
+                        path,
+                        f"expected the session {show_quote(sid)}, found none (deleted?)",
+                        line=number,
+                        pointer="/provenance/session_id",
+                    )
+                )
+                continue
+            ids = provenance.get("node_ids")
+            for index, nid in enumerate(ids if isinstance(ids, list) else []):
+                if isinstance(nid, str) and nid not in nodes_here:
+                    findings.append(
+                        ss.PROVENANCE_REF.finding(
+                            path,
+                            f"expected the node {show_quote(nid)} in session "
+                            f"{show_quote(sid)}, found none",
+                            line=number,
+                            pointer=f"/provenance/node_ids/{index}",
+                        )
+                    )
+        return findings

@@ -196,22 +196,7 @@ def _single(
             at(ss.SEQ_TOO_LARGE, "/seq", f"expected a seq below {SEQ_LIMIT}, found {node.seq}")
         )
     if node.id == "ROOT":
-        expected = {
-            "/role": (value["role"], "user"),
-            "/output": (value["output"], ""),
-            "/caller": (value["caller"], ""),
-            "/predecessor": (value["predecessor"], None),
-            "/metadata/display": (metadata.get("display"), "root"),
-        }
-        for pointer, (found, wanted) in expected.items():
-            if found != wanted or type(found) is not type(wanted):
-                findings.append(
-                    at(
-                        ss.BAD_ROOT,
-                        pointer,
-                        f"expected the ROOT node's {show(wanted)}, found {show(found)}",
-                    )
-                )
+        findings.extend(_root(value, metadata, at))
     if node.tool_call and node.role == "code":
         call_id = metadata["tool_call_id"]
         if node.predecessor is not None:
@@ -287,6 +272,22 @@ def _single(
     if spilled is not None and snapshot is not None:
         findings.extend(_spill(spilled, node, at, snapshot, path))
     return findings
+
+
+def _root(value: dict[str, object], metadata: dict[str, object], at: At) -> list[Finding]:
+    """The ROOT node is the empty user node OpenProgram writes first."""
+    expected = {
+        "/role": (value["role"], "user"),
+        "/output": (value["output"], ""),
+        "/caller": (value["caller"], ""),
+        "/predecessor": (value["predecessor"], None),
+        "/metadata/display": (metadata.get("display"), "root"),
+    }
+    return [
+        at(ss.BAD_ROOT, pointer, f"expected the ROOT node's {show(wanted)}, found {show(found)}")
+        for pointer, (found, wanted) in expected.items()
+        if found != wanted or type(found) is not type(wanted)
+    ]
 
 
 def _spill(spilled: object, node: Node, at: At, snapshot: Snapshot, path: str) -> list[Finding]:

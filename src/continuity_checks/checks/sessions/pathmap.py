@@ -33,7 +33,7 @@ class PathMap:
             if absolute == prefix or absolute.startswith(prefix.rstrip("/") + "/"):
                 rest = absolute[len(prefix) :].lstrip("/")
                 if target.startswith("/"):
-                    root = getattr(snapshot, "root", None)
+                    root = snapshot.root
                     base = "" if root is None else str(root).rstrip("/")
                     if not base or not (target == base or target.startswith(base + "/")):
                         return Unresolved(

@@ -24,6 +24,7 @@ from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.checks.working_state.depends import Dependents
+    from continuity_checks.checks.working_state.history import HistoryOptions
 
 #: captured projections claimed by default: rendered projections and injection captures
 DEFAULT_PROJECTIONS = ("**/*.projection.json", "**/*-injection.raw.txt")
@@ -51,6 +52,8 @@ class WorkingStateFamily(Family):
         self.settings = Settings(config.max_depth, warn)
         self._endings = DEFAULT_ENDINGS if projections == list(DEFAULT_PROJECTIONS) else None
         self._dependents: Dependents | None = None  # history mode only, made on first use
+        #: what the history checks read, made on their first use
+        self._history_options: HistoryOptions | None = None
 
     def claims(self, path: str) -> str | None:
         if path.endswith("/WORKING_STATE.json") or path == "WORKING_STATE.json":
@@ -126,8 +129,10 @@ class WorkingStateFamily(Family):
             # imported here, not at the top: see the comment on the imports
             from continuity_checks.checks.working_state import history
 
+            if self._history_options is None:
+                self._history_options = history.HistoryOptions(self.max_depth)
             linked = {link.path for link in links}
-            findings.extend(history.check_commit(context, self.max_depth, linked))
+            findings.extend(history.check_commit(context, self._history_options, linked))
         return findings
 
     def kept(self, path: str) -> str | None:

@@ -19,6 +19,7 @@ from the new version.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from continuity_checks.checks.working_state import files
@@ -34,8 +35,16 @@ from continuity_checks.core.rules import Rule
 BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"
 
 
+@dataclass(frozen=True)
+class HistoryOptions:
+    """The options the history checks read, built once by the family from its configuration."""
+
+    #: ``limits.max-depth``, for parsing each version of a state
+    max_depth: int
+
+
 def check_commit(
-    context: CommitContext, max_depth: int, linked: Collection[str] = ()
+    context: CommitContext, options: HistoryOptions, linked: Collection[str] = ()
 ) -> list[Finding]:
     """The findings of one commit; ``linked`` are the paths it left as symlinks (WS206)."""
     sha = context.commit.sha
@@ -45,7 +54,7 @@ def check_commit(
         findings.extend(files.runtime_findings(runtime, sha))
     for change in context.changes:
         if change.kind == "state" and change.status == "M" and change.path not in linked:
-            findings.extend(_state(change, sha, max_depth))
+            findings.extend(_state(change, sha, options.max_depth))
     return findings
 
 

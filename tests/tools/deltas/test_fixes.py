@@ -30,9 +30,10 @@ from typing import Any
 
 import pytest
 
-from continuity_checks.checks.deltas import records, scaffold
-from continuity_checks.checks.deltas.store import DeltaError, DeltaStore
+from continuity_checks.checks.deltas import records
 from continuity_checks.core import atomic
+from continuity_checks.tools.deltas import DeltaError, DeltaStore, scaffold
+from tests.conftest import CORPUS
 
 T1 = "2026-09-21T00:01:00+08:00"
 T2 = "2026-09-21T00:02:00+08:00"
@@ -65,7 +66,7 @@ def spawn(script: str, *args: str) -> subprocess.Popen[str]:
 # workers wait for a "go" file so that they really run at the same time
 WORKER_PRELUDE = r"""
 import json, os, sys, time
-from continuity_checks.checks.deltas.store import DeltaStore, DeltaError
+from continuity_checks.tools.deltas import DeltaStore, DeltaError
 root, worker, count, sync = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 store = DeltaStore(root)
 open(os.path.join(sync, f"ready-{worker}"), "w").close()
@@ -207,7 +208,7 @@ def test_killed_writer_never_leaves_a_corrupt_delta(root: Path, tmp_path: Path) 
     path = store.start("codex", ["v0"], started_at=T1)["_path"]
     script = r"""
 import sys
-from continuity_checks.checks.deltas.store import DeltaStore
+from continuity_checks.tools.deltas import DeltaStore
 store = DeltaStore(sys.argv[1])
 print("ready", flush=True)
 n = 0
@@ -508,7 +509,7 @@ def test_init_recognises_v021_and_v02_markers(root: Path, cli: Any, marker: str)
 
 
 def test_init_leaves_the_real_v021_agents_md_alone(root: Path, cli: Any) -> None:
-    real = Path(__file__).resolve().parents[3] / "shared/corpus/deltalayer/AGENTS.md"
+    real = CORPUS / "deltalayer/AGENTS.md"
     assert real.is_file(), f"the DeltaLayer corpus is missing: {real}"
     (root / "AGENTS.md").write_bytes(real.read_bytes())
     cli("init")

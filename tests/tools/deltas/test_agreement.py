@@ -17,15 +17,14 @@ from typing import Any
 
 import pytest
 
-from continuity_checks.checks.deltas import scaffold
-from continuity_checks.checks.deltas.store import DeltaStore
 from continuity_checks.core import atomic
-from tests.conftest import RunCLI, write_tree
+from continuity_checks.tools.deltas import DeltaStore, scaffold
+from tests.conftest import REPO, RunCLI, write_tree
 
 T1 = "2026-09-21T00:01:00+08:00"
 T2 = "2026-09-21T00:02:00+08:00"
 T3 = "2026-09-21T00:03:00+08:00"
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "delta-helper.md"
+DOCS = REPO / "docs" / "delta-helper.md"
 POSIX_ONLY = pytest.mark.skipif(os.name == "nt", reason="POSIX file names and symlinks")
 
 
@@ -124,7 +123,7 @@ def test_init_writes_the_gitignore_atomically(
 
 @POSIX_ONLY
 def test_init_appends_through_a_symlinked_gitignore(root: Path, cli: Any) -> None:
-    real = root / "shared-ignore"  # inside the root (outside: tests/deltas/test_confined.py)
+    real = root / "shared-ignore"  # inside the root (outside: tests/tools/deltas/test_confined.py)
     real.write_bytes(b"x\n")
     (root / ".gitignore").symlink_to(real)
     cli("init")

@@ -27,7 +27,7 @@ from continuity_checks.checks.working_state import state as dsh
 from continuity_checks.cli import main
 from tests.conftest import CORPUS, RunCLI
 from tests.helpers.git import GitRepo, isolate_git
-from tests.working_state.test_check import base, js_escaped, oracle_hash
+from tests.helpers.working_state import base, js_escaped, oracle_hash
 
 WS = ".dsh/project/WORKING_STATE.json"
 EMOJI = "\U0001f600"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from continuity_checks.checks.deltas import scaffold
+from continuity_checks.tools.deltas import scaffold
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks need privileges on Windows")
 

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from continuity_checks.checks.captures import model
-from continuity_checks.checks.captures.helper import PAGE_BYTES, STDOUT_BYTES
 from continuity_checks.cli import main
+from continuity_checks.tools.captures.read import PAGE_BYTES, STDOUT_BYTES
 from tests.helpers.captures import capture_value, pretty
 
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from continuity_checks.checks.deltas import store as store_module
-from continuity_checks.checks.deltas.store import DeltaStore
+from continuity_checks.tools.deltas import DeltaStore, reader
 
 
 def _delta(started: str, updated: str, *changes: str) -> str:
@@ -59,12 +58,12 @@ def _whole_history_page(store: DeltaStore, limit: int) -> dict[str, object]:
     return DeltaStore._page(entries, limit, warnings)
 
 
-@pytest.mark.parametrize("block", [store_module.LEGACY_BLOCK, 1, 7, 64])
+@pytest.mark.parametrize("block", [reader.LEGACY_BLOCK, 1, 7, 64])
 def test_recent_gives_the_page_of_the_whole_history(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
 ) -> None:
     store = _mixed_store(tmp_path)
-    monkeypatch.setattr(store_module, "LEGACY_BLOCK", block)  # line ends across blocks
+    monkeypatch.setattr(reader, "LEGACY_BLOCK", block)  # line ends across blocks
     total = len(store._history()[0])
     assert total == 23 + 1 + 5  # d08 once (frozen), d03.frozen; five good legacy lines
     for limit in range(1, total + 3):

@@ -1,0 +1,1 @@
+"""``continuity provenance add``: files listed in a SHA256SUMS-style file."""
