@@ -170,10 +170,9 @@ class Walk:
                 if self.earlier:
                     self.inherit(commit, raw_changes)
                 judge(commit, raw_changes, remembered, trees, everyone, findings)
-                if blobs.too_large:
-                    findings.extend(blobs.oversized(raw_changes, commit.sha))
+                findings += blobs.oversized(raw_changes, commit.sha)
                 self.leaves(commit, raw_changes)
-                blobs.too_large.clear()  # what only the state read: it reported them itself
+                blobs.forget()  # what only the state read: it reported them itself
         findings.extend(self.finish(base, head, shard))
         report.commit_order = CommitOrder(
             order, len(head) // 2, {f.commit for f in findings if f.commit}
@@ -197,7 +196,7 @@ class Walk:
         )
         self.earlier = ids[:start]
         self.replay()
-        self.blobs.too_large.clear()  # the earlier shards report what the replay could not read
+        self.blobs.forget()  # the earlier shards report what the replay could not read
 
         return ids[start:end]
 
@@ -312,23 +311,24 @@ class Blobs:
     def __init__(self, repo: Repository, limit: int) -> None:
         self._repo = repo
         self._limit = limit
-        #: the blobs over the limit asked for since the last :meth:`oversized`; whoever clears
-        #: it instead takes them as reported (the state checks report their own)
-        self.too_large: list[str] = []
+        self._too_large: list[str] = []  # asked for since the last oversized() or forget()
         self._reported: set[str] = set()
 
     def read(self, sha: str) -> bytes | None:
         data = self._repo.read_blob(sha)
         if data is None:
-            self.too_large.append(sha)
+            self._too_large.append(sha)
         return data
 
     def oversized(self, changes: Sequence[RawChange], commit: str) -> list[Finding]:
-        """CC008 for each blob of :attr:`too_large` not reported before, at the path of
-        ``changes`` that holds it; they are then forgotten."""
+        """CC008 for each blob over the limit asked for since the last call (or
+        :meth:`forget`) and not reported before, at the path of ``changes`` that holds it; they
+        are then forgotten."""
+        if not self._too_large:
+            return []
         sizes = self._repo.oversized
         findings = []
-        for sha in dict.fromkeys(self.too_large):
+        for sha in dict.fromkeys(self._too_large):
             if sha in self._reported:
                 continue
             self._reported.add(sha)
@@ -344,8 +344,13 @@ class Blobs:
                         )
                     )
                     break
-        self.too_large.clear()
+        self._too_large.clear()
         return findings
+
+    def forget(self) -> None:
+        """The blobs over the limit asked for so far are not to be reported here: whoever read
+        them reports them (the state checks), or another run does (a shard's replay)."""
+        self._too_large.clear()
 
 
 @contextlib.contextmanager
