@@ -218,7 +218,7 @@ def main() -> None:
             print(f"built {args.commits} commits with git fast-import in {built:.2f} s")
         print(f"{len(list((repo / CHANGES).iterdir()))} deltas at HEAD")
         sys.path.insert(0, str(SRC))
-        from continuity_checks.core.git import LogRequest, log_arguments
+        from continuity_checks.core.git.log import LogRequest, log_arguments
 
         request = LogRequest(trailers=("Continuity-Delta",))  # what engine.verify asks for
         arguments = [a for a in log_arguments(request) if a != "--stdin"]

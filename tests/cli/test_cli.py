@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from continuity_checks.checks import all_rules
-from continuity_checks.cli import COMMANDS, main
+from continuity_checks.cli import commands, main
 from tests.conftest import EXAMPLES, write_tree
 
 BAD_DELTA = {".deltalayer/changes/x.json": '{"started_at": 1}\n', "AGENTS.md": "<!-- deltalayer-conversation-v0.2.1 -->\n",
@@ -201,9 +201,9 @@ SUBCOMMANDS = {
 def test_every_command_and_subcommand_answers_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "--help")
     assert code == 0 and out.startswith("usage: continuity ")
-    for name in COMMANDS:
+    for name in commands():
         assert f"\n  {name} " in out, f"continuity --help does not list {name}"
-    for name in COMMANDS:
+    for name in commands():
         for flag in ("--help", "-h"):
             code, listing, err = run(capsys, name, flag)
             assert (code, err) == (0, ""), (name, err)
@@ -214,7 +214,7 @@ def test_every_command_and_subcommand_answers_help(capsys: pytest.CaptureFixture
             assert (code, err) == (0, ""), (name, sub, err)
             shown = "show" if sub == "current" else sub  # one command, two names
             assert out.startswith(f"usage: continuity {name} {shown} "), out
-    assert set(SUBCOMMANDS) < set(COMMANDS)
+    assert set(SUBCOMMANDS) < set(commands())
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

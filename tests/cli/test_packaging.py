@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from continuity_checks.checks import declarations, names
-from continuity_checks.cli import COMMANDS
+from continuity_checks.cli import commands
 from continuity_checks.core.config import LIMIT_KEYS, TOP_KEYS
 from tests.helpers.markdown import code_blocks
 
@@ -104,7 +104,7 @@ def test_setup_extras_exist() -> None:
 
 
 def test_every_command_is_documented() -> None:
-    for name in COMMANDS:
+    for name in commands():
         assert f"continuity {name}" in COMMANDS_PAGE, f"docs/commands.md lacks `continuity {name}`"
     assert "docs/commands.md" in README
 

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-import importlib
+import ast
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from continuity_checks.core import git
-from continuity_checks.core.git import (
-    FIELDS,
-    GitError,
-    GitObject,
-    LogRequest,
-    Repository,
-    TreeEntry,
-    objects,
-    parse_range,
-)
+from continuity_checks.core.git import objects
+from continuity_checks.core.git.errors import GitError
+from continuity_checks.core.git.log import FIELDS, LogRequest
+from continuity_checks.core.git.objects import GitObject, TreeEntry
+from continuity_checks.core.git.repository import Repository, parse_range
+from tests.conftest import REPO
 from tests.helpers.git import GitRepo, isolate_git
 
 
@@ -421,10 +417,19 @@ def test_sha256_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
         assert r.tree_entries(tree.data) == [TreeEntry("100644", "b", change.new_blob)]
 
 
-def test_the_package_exports_each_public_name_of_its_modules() -> None:
-    assert sorted(git.__all__) == sorted(git._MODULES)
-    for name in git.__all__:
-        module = importlib.import_module(f"continuity_checks.core.git.{git._MODULES[name]}")
-        assert getattr(git, name) is getattr(module, name)
-    with pytest.raises(AttributeError):
-        git.nothing  # noqa: B018
+def test_the_package_is_plain_and_each_name_is_imported_from_its_module() -> None:
+    """core.git's ``__init__`` holds its docstring and nothing else (no table of names to keep
+    in step, no names found on first use), and every import from the package in src/, tests/
+    and benchmarks/ names one of its modules."""
+    package = Path(git.__file__)
+    body = ast.parse(package.read_text(encoding="utf-8")).body
+    assert len(body) == 1 and isinstance(body[0], ast.Expr), "only a docstring"
+    modules = {path.stem for path in package.parent.glob("*.py")} - {"__init__"}
+    named = []
+    for folder in ("src", "tests", "benchmarks"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module == git.__name__:
+                    where = f"{path.relative_to(REPO)}:{node.lineno}"
+                    named += [f"{where} {a.name}" for a in node.names if a.name not in modules]
+    assert named == []

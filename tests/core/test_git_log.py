@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from continuity_checks.core.git import FIELDS, LogRequest, RawChange, log_arguments, parse_log
+from continuity_checks.core.git.log import FIELDS, LogRequest, RawChange, log_arguments, parse_log
 
 RECORDED = Path(__file__).parents[1] / "data" / "git-log.bin"
 REQUEST = LogRequest(("Continuity-Delta", "Co-authored-by"), frozenset(FIELDS), gitlinks=True)

@@ -151,7 +151,7 @@ def test_find_gives_the_same_paths_from_a_commit_and_from_the_work_tree(
     without parsing them; it must find what the plain walk (Snapshot.find) finds, in a commit
     and in the work tree: nested listings, names that only end like one, symlinks and
     submodule-like skips; a name in another case than the ending's too."""
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
     from continuity_checks.core.snapshot import CommitTree
     from tests.helpers.git import GitRepo, isolate_git
 
@@ -199,7 +199,7 @@ def test_answers_carried_from_commit_to_commit_are_a_fresh_trees(
     answer as a tree read afresh does, across additions,
     deletions, a directory that empties, and a symlink put in a directory's place and taken
     out."""
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
     from continuity_checks.core.lookups import Alike, Known
     from continuity_checks.core.snapshot import CommitTree
     from tests.helpers.git import GitRepo, isolate_git
@@ -257,7 +257,7 @@ def test_answers_carried_from_commit_to_commit_are_a_fresh_trees(
 
 
 def _changes(git: object, parent: str | None, sha: str) -> list:  # type: ignore[type-arg]
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
 
     assert isinstance(git, Repository)
     base = parent if parent is not None else None
@@ -271,7 +271,7 @@ def test_the_commit_being_made_answers_from_the_index_as_its_tree_does(
     exists instead of making git inflate the tree: every answer is the written tree's, for a
     file, a missing name, a directory, a symlink, a submodule, a staged file and an
     intent-to-add file (which the written tree leaves out)."""
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
     from continuity_checks.core.snapshot import CommitTree
     from tests.helpers.git import GitRepo, isolate_git
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from continuity_checks.core import strict_json
-from continuity_checks.core.git import Repository
+from continuity_checks.core.git.repository import Repository
 from tests.conftest import CORPUS, RunCLI
 from tests.helpers.git import LEGACY, GitRepo, delta, isolate_git, path_of
 

@@ -277,7 +277,7 @@ def test_commit_trees_resolve_symlinks_as_the_work_tree_does(
 ) -> None:
     import os
 
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
     from continuity_checks.core.snapshot import CommitTree, Unreadable, WorkTree
 
     isolate_git(monkeypatch, tmp_path / "home")

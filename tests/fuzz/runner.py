@@ -40,7 +40,7 @@ from continuity_checks import checks, engine
 from continuity_checks.core import config as config_module
 from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.findings import Report, Severity
-from continuity_checks.core.git import GitError
+from continuity_checks.core.git.errors import GitError
 from continuity_checks.report import render
 from tests.fuzz import mutations
 from tests.fuzz.families import FAMILIES, Family, HistoryCase, Target, donor_bytes

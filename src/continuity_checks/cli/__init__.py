@@ -1,4 +1,5 @@
-"""The ``continuity`` command line. Subcommands are imported only when they run."""
+"""The ``continuity`` command line: the table of commands, and the process around them. A command's
+module is imported only when it runs."""
 
 from __future__ import annotations
 
@@ -9,35 +10,47 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from continuity_checks import __version__
+from continuity_checks import __version__, checks
+from continuity_checks.core.family import Command
 
-# command name -> "module:function"; the module is imported only when its command runs, and the
-# function parses the command's own arguments: main(argv) -> exit code
-COMMANDS = {
-    "check": "continuity_checks.cli.check:main",
-    "verify": "continuity_checks.cli.verify:main",
-    "delta": "continuity_checks.cli.delta:main",
-    "capture": "continuity_checks.cli.capture:main",
-    "rules": "continuity_checks.cli.rules:main",
-    "explain": "continuity_checks.cli.rules:explain",
-    "schema": "continuity_checks.cli.schema:main",
-    "state": "continuity_checks.cli.state:main",
-    "provenance": "continuity_checks.cli.provenance:main",
-    "baseline": "continuity_checks.cli.baseline:main",
-}
+#: The program's own commands; each family's helper commands come from its declaration
+#: (:func:`commands`). A command's module is imported only when it runs.
+CORE_COMMANDS = (
+    Command(
+        "check",
+        "continuity_checks.cli.check:main",
+        "Check continuity files (file mode; what pre-commit runs).",
+    ),
+    Command(
+        "verify",
+        "continuity_checks.cli.verify:main",
+        "Check the commits of a range (history mode; what CI and pre-push run).",
+    ),
+    Command("rules", "continuity_checks.cli.rules:main", "List every rule."),
+    Command("explain", "continuity_checks.cli.rules:explain", "Explain one rule."),
+    Command(
+        "schema",
+        "continuity_checks.cli.schema:main",
+        "List, show or export the shipped JSON Schemas.",
+    ),
+    Command(
+        "baseline",
+        "continuity_checks.cli.baseline:main",
+        "Record the findings a repository already has, so that only new ones fail.",
+    ),
+)
 
-HELP = {
-    "check": "Check continuity files (file mode; what pre-commit runs).",
-    "verify": "Check the commits of a range (history mode; what CI and pre-push run).",
-    "capture": "LoopX captures: write manifests, verified paged reads, cycle deltas.",
-    "delta": "Write DeltaLayer Conversation Deltas (a drop-in for the prototype CLI).",
-    "rules": "List every rule.",
-    "explain": "Explain one rule.",
-    "schema": "List, show or export the shipped JSON Schemas.",
-    "state": "DSH working state: recompute state_hash, render the bounded projection.",
-    "provenance": "List files in a SHA256SUMS file (atomically, under a lock).",
-    "baseline": "Record the findings a repository already has, so that only new ones fail.",
-}
+
+def commands() -> dict[str, Command]:
+    """Every command by name: the core ones, then each family's helper commands (registry
+    order). Reads only the families' declarations, none of their modules."""
+    table: dict[str, Command] = {}
+    for command in (*CORE_COMMANDS, *(c for d in checks.declarations() for c in d.commands)):
+        if command.name in table:
+            raise RuntimeError(f"two commands are named {command.name!r}")
+        table[command.name] = command
+    return table
+
 
 DESCRIPTION = """\
 Keep the continuity files AI agents leave in a repository valid, owned and true.
@@ -48,9 +61,9 @@ commands (continuity COMMAND --help for each):
 """
 
 
-def _parser() -> argparse.ArgumentParser:
-    width = max(map(len, COMMANDS)) + 2
-    listing = "".join(f"  {name:<{width}}{HELP[name]}\n" for name in sorted(COMMANDS))
+def _parser(table: dict[str, Command]) -> argparse.ArgumentParser:
+    width = max(map(len, table)) + 2
+    listing = "".join(f"  {name:<{width}}{table[name].help}\n" for name in sorted(table))
     parser = argparse.ArgumentParser(
         prog="continuity",
         description=DESCRIPTION + listing,
@@ -58,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
     parser.add_argument("--version", action="version", version=f"continuity, version {__version__}")
-    parser.add_argument("command", metavar="COMMAND", choices=sorted(COMMANDS))
+    parser.add_argument("command", metavar="COMMAND", choices=sorted(table))
     parser.add_argument(
         "arguments", metavar="ARGS", nargs=argparse.REMAINDER, help="the command's own arguments"
     )
@@ -68,21 +81,22 @@ def _parser() -> argparse.ArgumentParser:
 def dispatch(argv: Sequence[str]) -> int:
     """Run the command ``argv`` names with the rest of ``argv``, untouched (a ``--`` in it is
     the command's); its exit code."""
-    if argv and argv[0] in COMMANDS:
+    table = commands()
+    if argv and argv[0] in table:
         name, rest = argv[0], list(argv[1:])
     else:  # --help, --version, nothing or a mistake: the parser answers (and exits)
-        parser = _parser()
+        parser = _parser(table)
         if not argv:
             parser.print_help(sys.stderr)  # as click did: nothing was done (exit 2)
             return 2
         for word in argv:  # an option before the command is named, as click named it
-            if word in COMMANDS or not word.startswith("-"):
+            if word in table or not word.startswith("-"):
                 break
             if word.split("=", 1)[0] not in ("-h", "--help", "--version", "--"):
                 parser.error(f"unrecognized arguments: {word}")
         given = parser.parse_args(argv)
         name, rest = given.command, given.arguments
-    module, _, function = COMMANDS[name].partition(":")
+    module, _, function = table[name].target.partition(":")
     command: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
     return command(rest)
 

@@ -12,46 +12,60 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 
-def parser(prog: str, description: str) -> argparse.ArgumentParser:
+class Parser(argparse.ArgumentParser):
     """An argument parser for ``continuity <prog>``: its description as written (paragraphs
-    kept), no abbreviated option names (``--conv`` is not ``--conversation``)."""
-    return argparse.ArgumentParser(
-        prog=f"continuity {prog}",
-        description=description,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
+    kept), no abbreviated option names (``--conv`` is not ``--conversation``), and a record of
+    its options and subcommands, kept as they are added (options with its own ``add_argument``,
+    subcommands with :meth:`add_command`), by which :func:`parse` and :func:`parse_group` read
+    the words."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        #: every option string (``-h`` and ``--help`` too)
+        self.option_names: set[str] = set()
+        #: each option string of an option that takes one value -> all the option's strings
+        self.value_options: dict[str, tuple[str, ...]] = {}
+        #: each subcommand's name and alias -> its parser
+        self.commands: dict[str, Parser] = {}
+        self._command_factory: Callable[..., Parser] | None = None
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(**kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """argparse's ``add_argument``, with the option's strings recorded."""
+        action = super().add_argument(*args, **kwargs)
+        names = tuple(action.option_strings)
+        self.option_names.update(names)
+        if names and action.nargs is None:
+            self.value_options.update(dict.fromkeys(names, names))
+        return action
+
+    def add_command(self, name: str, description: str, aliases: tuple[str, ...] = ()) -> Parser:
+        """One subcommand of this command group (``baseline``, ``capture``, ...): its first
+        line is its line in the group's help. Which one ran is ``args.command`` (None: none was
+        given, see :func:`group_usage`)."""
+        if self._command_factory is None:
+            subparsers = self.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+            self._command_factory = subparsers.add_parser
+        found = self._command_factory(
+            name,
+            help=description.split("\n\n", 1)[0].replace("\n", " "),
+            description=description,
+            aliases=aliases,
+        )
+        self.commands.update(dict.fromkeys((name, *aliases), found))
+        return found
 
 
-def add_subcommands(
-    parent: argparse.ArgumentParser,
-) -> argparse._SubParsersAction[argparse.ArgumentParser]:
-    """The subcommands of a command group (``baseline``, ``capture``, ...); which one ran is
-    ``args.command`` (None: none was given, see :func:`group_usage`)."""
-    return parent.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+def parser(prog: str, description: str) -> Parser:
+    """The argument parser of ``continuity <prog>``."""
+    return Parser(prog=f"continuity {prog}", description=description)
 
 
-def add_subcommand(
-    group: argparse._SubParsersAction[argparse.ArgumentParser],
-    name: str,
-    description: str,
-    aliases: tuple[str, ...] = (),
-) -> argparse.ArgumentParser:
-    """One subcommand of a group: its first line is its line in the group's help."""
-    found: argparse.ArgumentParser = group.add_parser(
-        name,
-        help=description.split("\n\n", 1)[0].replace("\n", " "),
-        description=description,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-        aliases=aliases,
-    )
-    return found
-
-
-def parse(command: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+def parse(command: Parser, argv: Sequence[str]) -> argparse.Namespace:
     """A command's options and arguments, read as click read them: in any order (``check a
     --format json b``); an option that takes a value takes the next word whatever it is
     (``--sums -S``, ``--stdin-filename -x.json``, ``--change --``); ``-h``/``--help`` anywhere
@@ -88,16 +102,10 @@ def with_dashes(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
-def _with_values(command: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
+def _with_values(command: Parser, argv: Sequence[str]) -> list[str]:
     """``argv`` with each option that takes a value joined with the next word (``--sums=-S``),
     so that argparse takes that word as the value even when it begins with ``-``; up to the
     first ``--`` that is no value."""
-    takes_value = {
-        name: action
-        for action in command._actions
-        for name in action.option_strings
-        if action.nargs is None
-    }
     out: list[str] = []
     i = 0
     while i < len(argv):
@@ -105,53 +113,50 @@ def _with_values(command: argparse.ArgumentParser, argv: Sequence[str]) -> list[
         i += 1
         if word == "--":
             return [*out, word, *argv[i:]]
-        action = takes_value.get(word)
-        if action is None:
+        names = command.value_options.get(word)
+        if names is None:
             out.append(word)
             continue
         if i == len(argv):  # said here: moved before the arguments, it would take one of them
-            command.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+            command.error(f"argument {'/'.join(names)}: expected one argument")
         value = DASHES if argv[i] == "--" else argv[i]
-        long = [name for name in action.option_strings if name.startswith("--")]
+        long = [name for name in names if name.startswith("--")]
         out.append(f"{long[0]}={value}" if long else word + value)
         i += 1
     return out
 
 
-def _known_option(command: argparse.ArgumentParser, word: str) -> None:
+def _known_option(command: Parser, word: str) -> None:
     """Refuse, naming it, a word that looks like an option and is none of ``command``'s (which
     argparse would rather report as a missing argument)."""
     name = word.split("=", 1)[0] if word.startswith("--") else word[:2]
-    if name not in command._option_string_actions:
+    if name not in command.option_names:
         command.error(f"unrecognized arguments: {word}")
 
 
-def parse_group(
-    group: argparse.ArgumentParser,
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-    argv: Sequence[str],
-) -> argparse.Namespace:
+def parse_group(group: Parser, argv: Sequence[str]) -> argparse.Namespace:
     """The arguments of a group's command line (``args.command``: the subcommand, or None).
     A subcommand's options and arguments are read as :func:`parse` reads them (``add a --sums
     S b``), by its own parser: argparse cannot read them intermixed through the group. A ``--``
     before the subcommand's name is passed over, as click did."""
+    commands = group.commands
     words = list(argv)
     for i, word in enumerate(words):
-        if word == "--" and i + 1 < len(words) and words[i + 1] in commands.choices:
+        if word == "--" and i + 1 < len(words) and words[i + 1] in commands:
             del words[i]
             break
-        if word in commands.choices or not word.startswith("-"):
+        if word in commands or not word.startswith("-"):
             break
         if word not in ("-h", "--help"):
             group.error(f"unrecognized arguments: {word}")
-    if words and words[0] in commands.choices:
-        args = parse(commands.choices[words[0]], words[1:])
+    if words and words[0] in commands:
+        args = parse(commands[words[0]], words[1:])
         args.command = words[0]
         return args
     return group.parse_args(words)
 
 
-def group_usage(parent: argparse.ArgumentParser) -> int:
+def group_usage(parent: Parser) -> int:
     """A group run without a subcommand: its help on standard error (as click printed it), and
     exit 2 (nothing was done)."""
     parent.print_help(sys.stderr)

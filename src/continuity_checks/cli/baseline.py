@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from continuity_checks import engine
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     at_least,
     fail,
     file_path,
@@ -20,12 +19,14 @@ from continuity_checks.cli.args import (
 from continuity_checks.cli.common import (
     BASELINE_FIX,
     WORKER_HINT,
-    add_config,
-    add_root,
+    add_where,
     load_config,
     progress_line,
 )
+from continuity_checks.core import baseline as baseline_file
 from continuity_checks.core.config import ConfigError, project_root
+from continuity_checks.core.git.errors import GitError
+from continuity_checks.core.parallel import WorkerFailed
 
 if TYPE_CHECKING:
     import argparse
@@ -45,9 +46,7 @@ fixed drops out on the next write.
 
 def main(argv: Sequence[str]) -> int:
     group = parser("baseline", DESCRIPTION)
-    commands = add_subcommands(group)
-    check = add_subcommand(
-        commands,
+    check = group.add_command(
         "check",
         "Record what `continuity check --all` finds in the whole repository (every configured\n"
         "family) as the file-mode section of the baseline.",
@@ -58,8 +57,7 @@ def main(argv: Sequence[str]) -> int:
         metavar="N",
         help="Processes for a large batch (default: one per CPU from 2,000 files on).",
     )
-    verify = add_subcommand(
-        commands,
+    verify = group.add_command(
         "verify",
         "Record what `continuity verify` finds in a range (default: all of HEAD's history) as\n"
         "the history-mode section of the baseline.",
@@ -73,10 +71,9 @@ def main(argv: Sequence[str]) -> int:
         "history (default: %(default)s).",
     )
     for each in (check, verify):
-        add_root(each)
-        add_config(each)
+        add_where(each)
         _add_output(each)
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
     root = args.root or Path(".")
@@ -93,9 +90,6 @@ def baseline_check(
     jobs: int | None, root: Path, config_path: Path | None, output: Path | None
 ) -> int:
     """``continuity baseline check``."""
-    from continuity_checks import engine
-    from continuity_checks.core.parallel import WorkerFailed
-
     top = project_root(root)
     config = load_config(top, config_path)
     progress = progress_line("text", False, "baseline check", "file")
@@ -117,9 +111,6 @@ def baseline_verify(
     revision_range: str, root: Path, config_path: Path | None, output: Path | None
 ) -> int:
     """``continuity baseline verify``."""
-    from continuity_checks import engine
-    from continuity_checks.core.git import GitError
-
     top = project_root(root)
     config = load_config(top, config_path)
     progress = progress_line("text", False, "baseline verify", "commit")
@@ -141,8 +132,6 @@ def baseline_verify(
 def _write(top: Path, output: Path | None, section: str, report: Report, scope: str) -> int:
     """Replace ``section`` of the baseline file with the findings of ``report``, keeping the
     other section as it is. An existing file that is not a baseline is left alone (exit 2)."""
-    from continuity_checks.core import baseline as baseline_file
-
     target = output if output is not None else top / baseline_file.FILE_NAME
     try:
         existing = baseline_file.read(target, named=output is not None)

@@ -4,8 +4,7 @@ Pointer with paging, and diff/apply cycle deltas (see docs/formats.md, captures)
 Every command prints one JSON document on stdout and exits 0 on success, 1 on a refusal
 (``ok: false`` with a stable ``error_code``), 2 on a usage error or a file it may not read or
 write (outside the repository, through a symlinked directory, not a regular file, past the size
-limit). The work is done by
-:mod:`continuity_checks.tools.captures`, imported only when a command runs.
+limit). The work is done by :mod:`continuity_checks.tools.captures`.
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     at_least,
     directory,
     existing_directory,
@@ -27,6 +24,9 @@ from continuity_checks.cli.args import (
     parser,
     write_bytes,
 )
+from continuity_checks.core.confined_files import Refused
+from continuity_checks.tools.captures import checked, cycle, manifest, read
+from continuity_checks.tools.captures.results import output
 
 LIST_DEPTH_HELP = (
     "Levels below each selected node (0: the node itself; see [captures] list-depth-origin; "
@@ -36,45 +36,40 @@ LIST_DEPTH_HELP = (
 
 def main(argv: Sequence[str]) -> int:
     group = parser("capture", "LoopX context captures: manifests, verified reads, cycle deltas.")
-    commands = add_subcommands(group)
 
-    manifest = add_subcommand(
-        commands,
+    manifest_ = group.add_command(
         "manifest",
         "Write DIRECTORY/manifest.json for the capture in it (never over a different pin).",
     )
-    manifest.add_argument("directory", metavar="DIRECTORY", type=directory)
-    manifest.add_argument(
+    manifest_.add_argument("directory", metavar="DIRECTORY", type=directory)
+    manifest_.add_argument(
         "--capture",
         dest="name",
         help="The capture's file name in DIRECTORY "
         "(default: capture.json; projection.json in a decision-<id>/ directory).",
     )
-    manifest.add_argument(
+    manifest_.add_argument(
         "--digest",
         choices=("raw", "canonical"),
         help="Hash the capture's bytes, or its canonical JSON (default: [captures] "
         "capture-digest of the configuration, raw without one; another value is refused).",
     )
 
-    verify = add_subcommand(
-        commands, "verify", "Run every captures check on the files under DIRECTORY."
-    )
+    verify = group.add_command("verify", "Run every captures check on the files under DIRECTORY.")
     verify.add_argument("directory", metavar="DIRECTORY", type=existing_directory)
 
-    read = add_subcommand(
-        commands,
+    read_ = group.add_command(
         "read",
         "Read selected values of a capture, verified by digest, paged to 16,000 bytes.",
     )
-    _add_read_options(read)
-    read.add_argument(
+    _add_read_options(read_)
+    read_.add_argument(
         "--list",
         dest="as_list",
         action="store_true",
         help="List {pointer, type, size, members} instead.",
     )
-    read.add_argument(
+    read_.add_argument(
         "--list-depth",
         type=at_least(0),
         default=1,
@@ -83,16 +78,15 @@ def main(argv: Sequence[str]) -> int:
         "(0: the node itself; see [captures] list-depth-origin; default: %(default)s).",
     )
 
-    list_ = add_subcommand(
-        commands, "list", "List the nodes under selected pointers (same as read --list)."
+    list_ = group.add_command(
+        "list", "List the nodes under selected pointers (same as read --list)."
     )
     _add_read_options(list_)
     list_.add_argument(
         "--list-depth", type=at_least(0), default=1, metavar="N", help=LIST_DEPTH_HELP
     )
 
-    diff = add_subcommand(
-        commands,
+    diff = group.add_command(
         "diff",
         "Write the cycle delta that restores CURRENT from BASE (stdout without -o).",
     )
@@ -100,8 +94,7 @@ def main(argv: Sequence[str]) -> int:
     diff.add_argument("current", metavar="CURRENT", type=file)
     diff.add_argument("-o", "--output", dest="out", metavar="OUT", help="Write the delta here.")
 
-    apply = add_subcommand(
-        commands,
+    apply = group.add_command(
         "apply",
         "Restore the current document from BASE and a cycle DELTA; refuse on any digest mismatch.",
     )
@@ -115,11 +108,9 @@ def main(argv: Sequence[str]) -> int:
         help="Write the restored document here (canonical JSON; stdout without -o).",
     )
 
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
-    from continuity_checks.core.confined_files import Refused
-
     try:
         return _emit(_run(args))
     except Refused as exc:  # a path outside the root, a FIFO, a device, a file past the limit
@@ -159,8 +150,6 @@ def _add_read_options(command: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> tuple[int, Any]:
     """The work of the subcommand ``args`` names: (exit code, what to print)."""
-    from continuity_checks.tools.captures import checked, cycle, manifest, read
-
     if args.command == "verify":
         return checked.verify(args.directory)
     # manifest follows the [captures] options of the repository that holds its directory; read,
@@ -193,8 +182,6 @@ def _run(args: argparse.Namespace) -> tuple[int, Any]:
 
 
 def _emit(result: tuple[int, Any]) -> int:
-    from continuity_checks.tools.captures.results import output
-
     code, payload = result
     write_bytes(payload if isinstance(payload, bytes) else output(payload).encode("utf-8"))
     return code

@@ -6,18 +6,21 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from continuity_checks import engine
 from continuity_checks.cli.args import at_least, fail, parse, parser
 from continuity_checks.cli.common import (
     WORKER_HINT,
+    RunOptions,
     add_run_options,
     baseline_file,
     emit,
     load_config,
-    only,
     progress_line,
     read_baseline,
 )
 from continuity_checks.core.config import ConfigError, project_root
+from continuity_checks.core.git.errors import GitError
+from continuity_checks.core.parallel import WorkerFailed
 
 STDIN_LIMIT_HINT = "give the file's path instead of -, or raise [tool.continuity.limits]"
 
@@ -68,14 +71,7 @@ def main(argv: Sequence[str]) -> int:
         stdin_filename=args.stdin_filename,
         staged=args.staged,
         jobs=args.jobs,
-        root=args.root,
-        config_path=args.config_path,
-        families=only(args.families),
-        fmt=args.fmt,
-        baseline_path=args.baseline_path,
-        no_baseline=args.no_baseline,
-        quiet=args.quiet,
-        no_color=args.no_color,
+        options=RunOptions(args),
     )
 
 
@@ -86,23 +82,12 @@ def check(
     stdin_filename: str | None,
     staged: bool,
     jobs: int | None,
-    root: Path | None,
-    config_path: Path | None,
-    families: tuple[str, ...] | None,
-    fmt: str,
-    baseline_path: Path | None,
-    no_baseline: bool,
-    quiet: bool,
-    no_color: bool,
+    options: RunOptions,
 ) -> int:
-    """``continuity check``; ``root`` None: not given (the current directory, and --all means
-    the whole repository)."""
-    from continuity_checks import engine
-    from continuity_checks.core.git import GitError
-    from continuity_checks.core.parallel import WorkerFailed
-
-    given_root = root
-    root = Path(".") if root is None else root
+    """``continuity check``; ``options.root`` None: not given (the current directory, and --all
+    means the whole repository)."""
+    given_root = options.root
+    root = Path(".") if given_root is None else given_root
     if not paths and not all_files and not staged:
         raise fail(
             "nothing to check",
@@ -111,9 +96,9 @@ def check(
     if not root.is_dir():
         raise fail(f"root {root} is not a directory")
     top = project_root(root)
-    config = load_config(top, config_path)
-    path = baseline_file(top, baseline_path, no_baseline)
-    baseline = read_baseline(path, named=baseline_path is not None)
+    config = load_config(top, options.config_path)
+    path = baseline_file(top, options)
+    baseline = read_baseline(path, named=options.baseline_path is not None)
     relative: list[str] = []
     stdin: tuple[str, bytes] | None = None
     for given in paths:
@@ -133,7 +118,7 @@ def check(
     # given on the command line narrows it to that directory
     where = str(top) if given_root is None else str(root)
     under = (engine.relative(top, where) or "",) if all_files else ()
-    progress = progress_line(fmt, quiet, "check", "file")
+    progress = progress_line(options.fmt, options.quiet, "check", "file")
     try:
         report = engine.check(
             top,
@@ -142,7 +127,7 @@ def check(
             under=under,
             stdin=stdin,
             staged=staged,
-            only=families,
+            only=options.families,
             jobs=jobs,
             baseline=baseline,
             progress=progress,
@@ -157,18 +142,17 @@ def check(
         if progress is not None:
             progress.close()
     if all_files and report.files == 0:
+        chosen = config.families is not None or options.families
         print(
             f"continuity: no continuity file found under {where}"
-            + ("" if config.families is None and not families else " for the chosen families"),
+            + (" for the chosen families" if chosen else ""),
             file=sys.stderr,
         )
-    return emit(report, fmt, quiet=quiet, no_color=no_color)
+    return emit(report, options)
 
 
 def _stdin(top: Path, name: str | None, limit: int) -> tuple[str, bytes]:
     """The file read from standard input, and the root-relative path it is checked as."""
-    from continuity_checks import engine
-
     if not name:
         raise fail(
             "- reads a file from standard input, but what file is it?",

@@ -30,9 +30,9 @@ BASELINE_NAME = ".continuity-baseline.json"
 WORKER_HINT = "run again; if it recurs, with --jobs 1 (one process: no worker to lose)"
 
 
-def add_root(parser: argparse.ArgumentParser) -> None:
-    """``--root``: None when not given (``args.root or Path(".")``), so that a command can tell
-    the default from ``--root .``."""
+def add_where(parser: argparse.ArgumentParser) -> None:
+    """The options that say where a command works: ``--root`` (None when not given, so that a
+    command can tell the default from ``--root .``) and ``--config``."""
     parser.add_argument(
         "--root",
         type=directory_path,
@@ -41,9 +41,6 @@ def add_root(parser: argparse.ArgumentParser) -> None:
         "the top of the repository that contains it (ROOT itself outside a repository), whose "
         "configuration applies. Default: the current directory.",
     )
-
-
-def add_config(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         dest="config_path",
@@ -55,17 +52,11 @@ def add_config(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--format",
-        dest="fmt",
-        choices=FORMATS,
-        default="text",
-        help="Output format (default: %(default)s).",
-    )
-
-
-def add_family(parser: argparse.ArgumentParser) -> None:
+def add_report(parser: argparse.ArgumentParser) -> None:
+    """The options that say what a report holds and how it is shown: which families
+    (``--family``), its format, the baseline file whose known findings it hides (``--baseline``
+    and ``--no-baseline``, which :func:`baseline_file` refuses together), and what a person at a
+    terminal sees (``-q/--quiet``, ``--no-color``)."""
     parser.add_argument(
         "--family",
         dest="families",
@@ -73,26 +64,13 @@ def add_family(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="Check only this family (repeatable). Default: all, or the configured ones.",
     )
-
-
-def add_terminal(parser: argparse.ArgumentParser) -> None:
-    """``-q/--quiet`` and ``--no-color``: what a person at a terminal sees."""
     parser.add_argument(
-        "-q",
-        "--quiet",
-        action="store_true",
-        help="Print only errors: no warnings, notes, summary or progress (text format).",
+        "--format",
+        dest="fmt",
+        choices=FORMATS,
+        default="text",
+        help="Output format (default: %(default)s).",
     )
-    parser.add_argument(
-        "--no-color",
-        action="store_true",
-        help="No colour, even on a terminal (also NO_COLOR; FORCE_COLOR forces it).",
-    )
-
-
-def add_baseline(parser: argparse.ArgumentParser) -> None:
-    """``--baseline FILE`` and ``--no-baseline``: which known findings to hide (the two
-    together are refused by :func:`baseline_file`, with a hint)."""
     parser.add_argument(
         "--baseline",
         dest="baseline_path",
@@ -106,14 +84,60 @@ def add_baseline(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Report every finding, whatever the baseline file knows.",
     )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="Print only errors: no warnings, notes, summary or progress (text format).",
+    )
+    parser.add_argument(
+        "--no-color",
+        action="store_true",
+        help="No colour, even on a terminal (also NO_COLOR; FORCE_COLOR forces it).",
+    )
 
 
-def baseline_file(top: Path, given: Path | None, no_baseline: bool) -> Path | None:
-    """The baseline file a run reads: ``given`` (which must exist), else the default one at
-    ``top``; None with ``--no-baseline``."""
-    if given is not None and no_baseline:
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``check`` and ``verify`` share (:class:`RunOptions` reads them back)."""
+    add_where(parser)
+    add_report(parser)
+
+
+class RunOptions:
+    """The options of :func:`add_run_options`, read back from the parsed arguments: ``root``
+    None when not given (the current directory), ``families`` None when ``--family`` is not
+    given. A plain class: the commit hook pays for every class a dataclass or a NamedTuple
+    would generate code for."""
+
+    __slots__ = (
+        "baseline_path",
+        "config_path",
+        "families",
+        "fmt",
+        "no_baseline",
+        "no_color",
+        "quiet",
+        "root",
+    )
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.root: Path | None = args.root
+        self.config_path: Path | None = args.config_path
+        self.families: tuple[str, ...] | None = tuple(args.families) if args.families else None
+        self.fmt: str = args.fmt
+        self.baseline_path: Path | None = args.baseline_path
+        self.no_baseline: bool = args.no_baseline
+        self.quiet: bool = args.quiet
+        self.no_color: bool = args.no_color
+
+
+def baseline_file(top: Path, options: RunOptions) -> Path | None:
+    """The baseline file a run reads: the one ``--baseline`` names (which must exist), else the
+    default one at ``top``; None with ``--no-baseline``."""
+    given = options.baseline_path
+    if given is not None and options.no_baseline:
         raise fail("--baseline and --no-baseline contradict each other", "give one of them")
-    if no_baseline:
+    if options.no_baseline:
         return None
     if given is not None:
         if not given.is_file():
@@ -136,6 +160,8 @@ def read_baseline(path: Path | None, *, named: bool = False) -> Baseline | None:
         return None  # anything else (a directory, no permission) is for the reader to say
     except OSError:
         pass
+    # imported here, when there is a baseline file: at the top it costs every commit hook run
+    # about 12.6 M instructions (+3 %)
     from continuity_checks.core.baseline import BaselineError, read
 
     try:
@@ -169,12 +195,13 @@ def load_config(root: Path, config_path: Path | None) -> Config:
         ) from None
 
 
-def emit(report: Report, fmt: str, *, quiet: bool = False, no_color: bool = False) -> int:
+def emit(report: Report, options: RunOptions) -> int:
     """Print the report; the exit code: 1 when any error-severity finding, else 0."""
-    color = fmt == "text" and use_color(sys.stdout, no_color)
+    fmt = options.fmt
+    color = fmt == "text" and use_color(sys.stdout, options.no_color)
     # a reader that stopped (| head): the exit code still says what was found, as when the pipe
     # closes after the write (cli.run's flush); the unwritten rest is dropped there
-    text = render(report, fmt, color=color, quiet=quiet)
+    text = render(report, fmt, color=color, quiet=options.quiet)
     with contextlib.suppress(BrokenPipeError):
         if text:  # -q on a clean run: nothing, which even a full stdout takes
             sys.stdout.write(encodable(text))
@@ -206,19 +233,3 @@ def _json_escapes(error: UnicodeError) -> tuple[str, int]:
 
 _JSON_ESCAPE = "continuity-json-escape"
 codecs.register_error(_JSON_ESCAPE, _json_escapes)
-
-
-def only(families: list[str] | None) -> tuple[str, ...] | None:
-    """The families ``--family`` chose (None: not given)."""
-    return tuple(families) if families else None
-
-
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """The options ``check`` and ``verify`` share: where (``--root``, ``--config``), which
-    families, the report's format and baseline, and what a terminal shows."""
-    add_root(parser)
-    add_config(parser)
-    add_family(parser)
-    add_format(parser)
-    add_baseline(parser)
-    add_terminal(parser)

@@ -2,8 +2,7 @@
 
 Same commands, options, JSON output and error texts as ``prototype/deltalayer.py``: a domain
 error or an OSError prints one line ``deltalayer: <message>`` on stderr, nothing on stdout, and
-exits 2. The work is done by :mod:`continuity_checks.tools.deltas`, imported only when a
-command runs.
+exits 2. The work is done by :mod:`continuity_checks.tools.deltas`.
 """
 
 from __future__ import annotations
@@ -11,20 +10,16 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from continuity_checks.cli.args import (
     DASHES,
-    add_subcommand,
-    add_subcommands,
     group_usage,
     parser,
     with_dashes,
     write_bytes,
 )
-
-if TYPE_CHECKING:
-    from continuity_checks.tools.deltas import DeltaStore
+from continuity_checks.core.confined_files import Refused
+from continuity_checks.tools.deltas import DeltaError, DeltaStore
 
 PROG = "deltalayer"
 LIMIT_HELP = "Number of items (1 to 1000; default: %(default)s)."
@@ -58,12 +53,11 @@ def main(argv: Sequence[str]) -> int:
         metavar="DIR",
         help="Project root holding .deltalayer/, PROJECT.md and AGENTS.md (default: %(default)s).",
     )
-    commands = add_subcommands(group)
-    add_subcommand(
-        commands, "init", "Create .deltalayer/, PROJECT.md and the AGENTS.md section where missing."
+    group.add_command(
+        "init", "Create .deltalayer/, PROJECT.md and the AGENTS.md section where missing."
     )
-    start = add_subcommand(
-        commands, "start", "Start a new Conversation Delta and print it (remember its _path)."
+    start = group.add_command(
+        "start", "Start a new Conversation Delta and print it (remember its _path)."
     )
     start.add_argument("--source", required=True, help="Who writes the delta (e.g. codex, human).")
     start.add_argument("--conversation-id", help="Optional conversation id to store.")
@@ -72,8 +66,7 @@ def main(argv: Sequence[str]) -> int:
         "--change", dest="changes", metavar="CHANGE", action="append", default=[],
         help="A durable change (repeatable).",
     )  # fmt: skip
-    update = add_subcommand(
-        commands,
+    update = group.add_command(
         "update",
         "Replace the changes of your own, non-frozen delta (no --change clears them).",
     )
@@ -83,28 +76,25 @@ def main(argv: Sequence[str]) -> int:
         "--change", dest="changes", metavar="CHANGE", action="append", default=[],
         help="A change; the list replaces the old one.",
     )  # fmt: skip
-    show = add_subcommand(
-        commands,
+    show = group.add_command(
         "show",
         "Print one delta, frozen or not (show and current are the same command).",
         aliases=("current",),
     )
-    freeze = add_subcommand(
-        commands,
+    freeze = group.add_command(
         "freeze",
         "Archive X.json as X.frozen.json (optional in v0.2.1; never overwrites).",
     )
     for each in (show, freeze):
         each.add_argument("--conversation", dest="ref", required=True, help=REF_HELP)
-    recent = add_subcommand(
-        commands, "recent", "Newest deltas first, then legacy history, with next_before for paging."
+    recent = group.add_command(
+        "recent", "Newest deltas first, then legacy history, with next_before for paging."
     )
-    older = add_subcommand(commands, "older", "The items after a cursor.")
+    older = group.add_command("older", "The items after a cursor.")
     older.add_argument(
         "--before", required=True, help="A cursor: next_before or an item's _cursor."
     )
-    rebuild = add_subcommand(
-        commands,
+    rebuild = group.add_command(
         "rebuild-context",
         "PROJECT.md plus the recent history, sorted into buckets (writes nothing).",
     )
@@ -207,9 +197,6 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _run(root: str, operation: Callable[[DeltaStore], object]) -> int:
-    from continuity_checks.core.confined_files import Refused
-    from continuity_checks.tools.deltas import DeltaError, DeltaStore
-
     try:
         result = operation(DeltaStore(root))
     except (DeltaError, OSError, Refused) as exc:

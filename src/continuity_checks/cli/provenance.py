@@ -5,21 +5,20 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from continuity_checks.checks.provenance.family import ProvenanceFamily
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     file,
     group_usage,
     parse_group,
     parser,
 )
-from continuity_checks.cli.common import add_config, add_root, load_config
-
-if TYPE_CHECKING:
-    from continuity_checks.checks.provenance.family import ProvenanceFamily
-    from continuity_checks.core.config import Config
+from continuity_checks.cli.common import add_where, load_config
+from continuity_checks.core.atomic import LinkRefused
+from continuity_checks.core.config import Config, ConfigError, project_root
+from continuity_checks.core.confined_files import ConfinedFiles, Refused
+from continuity_checks.engine import relative
+from continuity_checks.tools.provenance.add import AddError, add
 
 ADD_DESCRIPTION = """\
 List FILES in a SHA256SUMS file: one GNU text line (`<sha256>  <path>`) per new file.
@@ -31,8 +30,7 @@ is; one listed with another digest is refused (exit 1) and nothing is written.
 
 def main(argv: Sequence[str]) -> int:
     group = parser("provenance", "Write provenance listings (SHA256SUMS-style files).")
-    commands = add_subcommands(group)
-    add = add_subcommand(commands, "add", ADD_DESCRIPTION)
+    add = group.add_command("add", ADD_DESCRIPTION)
     add.add_argument("files", nargs="+", metavar="FILES")
     add.add_argument(
         "--sums",
@@ -41,9 +39,8 @@ def main(argv: Sequence[str]) -> int:
         metavar="FILE",
         help="The sums file to append to (default: SHA256SUMS at the top of the repository).",
     )
-    add_root(add)
-    add_config(add)
-    args = parse_group(group, commands, argv)
+    add_where(add)
+    args = parse_group(group, argv)
     if args.command is None:
         return group_usage(group)
     return add_files(args.files, args.sums_file, args.root or Path("."), args.config_path)
@@ -51,13 +48,6 @@ def main(argv: Sequence[str]) -> int:
 
 def add_files(files: list[str], sums_file: str | None, root: Path, config_path: Path | None) -> int:
     """``continuity provenance add``."""
-    from continuity_checks.checks.provenance.family import ProvenanceFamily
-    from continuity_checks.core.atomic import LinkRefused
-    from continuity_checks.core.config import ConfigError, project_root
-    from continuity_checks.core.confined_files import ConfinedFiles, Refused
-    from continuity_checks.engine import relative
-    from continuity_checks.tools.provenance.add import AddError, add
-
     top = project_root(root)  # as check does: lines and findings name paths alike
     config = load_config(top, config_path)
     try:

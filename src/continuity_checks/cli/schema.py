@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     directory_path,
     fail,
     group_usage,
@@ -20,15 +18,12 @@ from continuity_checks.core import schemas
 
 def main(argv: Sequence[str]) -> int:
     group = parser("schema", "List, show or export the shipped JSON Schemas (draft 2020-12).")
-    commands = add_subcommands(group)
-    add_subcommand(commands, "list", "Print each schema's name, $id and title.")
-    show = add_subcommand(commands, "show", "Print one schema exactly as shipped.")
+    group.add_command("list", "Print each schema's name, $id and title.")
+    show = group.add_command("show", "Print one schema exactly as shipped.")
     show.add_argument("name", metavar="NAME")
-    export = add_subcommand(
-        commands, "export", "Write every schema as DIRECTORY/<name>.schema.json."
-    )
+    export = group.add_command("export", "Write every schema as DIRECTORY/<name>.schema.json.")
     export.add_argument("directory", metavar="DIRECTORY", type=directory_path)
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command == "list":
         for name in schemas.names():
             loaded = schemas.load(name)

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from continuity_checks.cli.args import (
-    add_subcommand,
-    add_subcommands,
     fail,
     file_path,
     group_usage,
@@ -16,6 +14,9 @@ from continuity_checks.cli.args import (
     positive_number,
     write_bytes,
 )
+from continuity_checks.cli.common import load_config
+from continuity_checks.core.confined_files import ConfinedFiles, Refused
+from continuity_checks.tools.working_state import helper
 
 PROJECT_DESCRIPTION = """\
 Print the bounded projection DSH injects for the state in FILE (a WORKING_STATE.json, a
@@ -27,13 +28,11 @@ def main(argv: Sequence[str]) -> int:
     group = parser(
         "state", "DSH working state: recompute state_hash, render the bounded projection."
     )
-    commands = add_subcommands(group)
-    hash_ = add_subcommand(
-        commands,
+    hash_ = group.add_command(
         "hash",
         "Print the state_hash of FILE's content, computed exactly as DSH computes it.",
     )
-    project = add_subcommand(commands, "project", PROJECT_DESCRIPTION)
+    project = group.add_command("project", PROJECT_DESCRIPTION)
     for each in (hash_, project):
         each.add_argument("file", metavar="FILE", type=file_path)
     project.add_argument(
@@ -47,7 +46,7 @@ def main(argv: Sequence[str]) -> int:
     project.add_argument(
         "--json", dest="body_only", action="store_true", help="Print only the projection JSON."
     )
-    args = parse_group(group, commands, argv)
+    args = parse_group(group, argv)
     if args.command == "hash":
         return _hash(args.file)
     if args.command == "project":
@@ -58,9 +57,6 @@ def main(argv: Sequence[str]) -> int:
 def _read(path: Path) -> bytes:
     """The bytes of ``path``, read as every helper reads: inside the repository that holds it,
     a regular file, within its configuration's size limit; exit 2 otherwise."""
-    from continuity_checks.cli.common import load_config
-    from continuity_checks.core.confined_files import ConfinedFiles, Refused
-
     top = ConfinedFiles.around(path).top
     files = ConfinedFiles(top, load_config(top, None).max_file_bytes)
     try:
@@ -72,21 +68,17 @@ def _read(path: Path) -> bytes:
 
 
 def _hash(file: Path) -> int:
-    from continuity_checks.tools.working_state.helper import StateError, state_hash
-
     try:
-        print(state_hash(_read(file)))
-    except StateError as exc:
+        print(helper.state_hash(_read(file)))
+    except helper.StateError as exc:
         raise fail(f"{file}:{exc}") from None
     return 0
 
 
 def _project(file: Path, soft_max_chars: float, body_only: bool) -> int:
-    from continuity_checks.tools.working_state.helper import StateError, project
-
     try:
-        text = project(_read(file), soft_max_chars, body_only=body_only)
-    except StateError as exc:
+        text = helper.project(_read(file), soft_max_chars, body_only=body_only)
+    except helper.StateError as exc:
         raise fail(f"{file}:{exc}") from None
     write_bytes(text.encode("utf-8") + b"\n")
     return 0

@@ -6,17 +6,21 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from continuity_checks import engine
 from continuity_checks.cli.args import fail, parse, parser
 from continuity_checks.cli.common import (
     BASELINE_FIX,
+    RunOptions,
     add_run_options,
     baseline_file,
     emit,
     load_config,
-    only,
     progress_line,
 )
+from continuity_checks.core.baseline import BaselineError, BaselineSource
 from continuity_checks.core.config import ConfigError, project_root
+from continuity_checks.core.git.errors import GitError
+from continuity_checks.core.shard import Shard, ShardError
 
 DESCRIPTION = """\
 Check every commit of a range: ownership, frozen bytes, legacy history (history mode).
@@ -72,39 +76,11 @@ def main(argv: Sequence[str]) -> int:
     )
     add_run_options(command)
     args = parse(command, argv)
-    return verify(
-        args.revision_range,
-        args.shard_spec,
-        root=args.root or Path("."),
-        config_path=args.config_path,
-        families=only(args.families),
-        fmt=args.fmt,
-        baseline_path=args.baseline_path,
-        no_baseline=args.no_baseline,
-        quiet=args.quiet,
-        no_color=args.no_color,
-    )
+    return verify(args.revision_range, args.shard_spec, RunOptions(args))
 
 
-def verify(
-    revision_range: str | None,
-    shard_spec: str | None,
-    *,
-    root: Path,
-    config_path: Path | None,
-    families: tuple[str, ...] | None,
-    fmt: str,
-    baseline_path: Path | None,
-    no_baseline: bool,
-    quiet: bool,
-    no_color: bool,
-) -> int:
+def verify(revision_range: str | None, shard_spec: str | None, options: RunOptions) -> int:
     """``continuity verify``."""
-    from continuity_checks import engine
-    from continuity_checks.core.baseline import BaselineError, BaselineSource
-    from continuity_checks.core.git import GitError
-    from continuity_checks.core.shard import Shard, ShardError
-
     shard = None
     if shard_spec is not None:
         try:
@@ -116,25 +92,26 @@ def verify(
     revision_range = revision_range or range_from_environment()
     if revision_range is None:
         raise fail("no range to verify", "give --range BASE..HEAD, e.g. --range origin/main..HEAD")
+    root = options.root or Path(".")
     top = project_root(root)
-    config = load_config(top, config_path)  # the top's, from any subdirectory
-    path = baseline_file(top, baseline_path, no_baseline)
+    config = load_config(top, options.config_path)  # the top's, from any subdirectory
+    path = baseline_file(top, options)
     # judged by the base's configuration and baseline, unless given on the command line
-    at_base = config_path is None
-    named = baseline_path is not None
+    at_base = options.config_path is None
+    named = options.baseline_path is not None
     source = None if path is None else BaselineSource(path, at_base and not named, named)
-    progress = progress_line(fmt, quiet, "verify", "commit")
+    progress = progress_line(options.fmt, options.quiet, "verify", "commit")
     try:
         report = engine.verify(
             root,
             config,
             revision_range,
-            only=families,
+            only=options.families,
             config_at_base=at_base,
             shard=shard,
             baseline=source,
             progress=progress,
-            pushed=pushed(fmt),
+            pushed=pushed(options.fmt),
         )
     except ConfigError as exc:
         raise fail(f"configuration error in {exc}") from None
@@ -145,4 +122,4 @@ def verify(
     finally:
         if progress is not None:
             progress.close()
-    return emit(report, fmt, quiet=quiet, no_color=no_color)
+    return emit(report, options)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from continuity_checks.core.findings import Finding, Report, escaped
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import Base, Repository
+    from continuity_checks.core.git.repository import Base, Repository
 
 #: The file's name at the top of the repository.
 FILE_NAME = ".continuity-baseline.json"

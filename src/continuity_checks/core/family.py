@@ -34,6 +34,23 @@ COMMIT_FIELDS = frozenset(FIELDS)
 STAGED = "staged"
 
 
+class Command:
+    """A command of the ``continuity`` program: its ``name``, the function that runs it
+    (``target``, ``"module:function"``, imported only when the command runs; it takes the
+    command's own arguments and returns the exit code) and its one line in ``continuity --help``.
+    A plain class: every run imports it, and a dataclass or a NamedTuple costs start-up time."""
+
+    __slots__ = ("help", "name", "target")
+
+    def __init__(self, name: str, target: str, help: str) -> None:
+        self.name = name
+        self.target = target
+        self.help = help
+
+    def __repr__(self) -> str:
+        return f"Command({self.name!r}, {self.target!r}, {self.help!r})"
+
+
 @dataclass(frozen=True)
 class Declaration:
     """Everything the rest of the program knows about a family without importing it.
@@ -46,7 +63,9 @@ class Declaration:
     paths: empty commits, merges), and submodule entries when ``gitlinks``. ``history_state``:
     how it judges a commit depends on earlier commits than its parent (what it remembers
     across the run); ``verify --shard`` then replays the commits before the shard to it first,
-    until its optional ``history_needed()`` says the rest cannot matter.
+    until its optional ``history_needed()`` says the rest cannot matter. ``commands``: the
+    family's helper commands (they write its files), listed by ``continuity --help`` beside the
+    core commands.
     """
 
     name: str
@@ -62,6 +81,7 @@ class Declaration:
     every_commit: bool = False
     gitlinks: bool = False
     history_state: bool = False
+    commands: tuple[Command, ...] = ()
 
     def __post_init__(self) -> None:
         unknown = self.fields - COMMIT_FIELDS
@@ -69,6 +89,12 @@ class Declaration:
             raise ValueError(f"{self.name}: unknown commit fields {sorted(unknown)}")
         if not (len(self.prefix) == 2 and self.prefix.isupper()):
             raise ValueError(f"{self.name}: a rule prefix is two capital letters")
+        for command in self.commands:
+            module, colon, function = command.target.partition(":")
+            if not (module and colon and function):
+                raise ValueError(
+                    f"{self.name}: the target of command {command.name!r} is not 'module:function'"
+                )
 
 
 class FileInput(NamedTuple):

@@ -33,7 +33,7 @@ from continuity_checks.engine.mending import rewrite_hint
 from continuity_checks.engine.router import Owners, Read
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange
+    from continuity_checks.core.git.log import RawChange
 
 #: A claimed path, the families that claim it, and its bytes when the caller has them (a
 #: changed file's version, read by blob id without resolving its path in the tree).

@@ -13,7 +13,8 @@ from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.findings import Finding
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import Base, RawChange, Repository
+    from continuity_checks.core.git.log import RawChange
+    from continuity_checks.core.git.repository import Base, Repository
 
 
 def judging_files() -> frozenset[str]:

@@ -28,7 +28,7 @@ from continuity_checks.engine.staged import check_staged
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
     from continuity_checks.core.workers import Workers
 
 #: Called as work proceeds: units done so far, and the total when it is known. The engine
@@ -72,7 +72,7 @@ def check(
     with contextlib.ExitStack() as stack:
         repo = None
         if staged:
-            from continuity_checks.core.git import Repository
+            from continuity_checks.core.git.repository import Repository
 
             repo = stack.enter_context(Repository(root, config.max_file_bytes))
         return _check(root, config, paths, under, stdin, repo, only, jobs, baseline, progress)

@@ -27,7 +27,8 @@ from continuity_checks.engine.router import Owners, Router, finish
 
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import BaselineSource
-    from continuity_checks.core.git import Base, RawChange, Repository
+    from continuity_checks.core.git.log import RawChange
+    from continuity_checks.core.git.repository import Base, Repository
     from continuity_checks.core.shard import Shard
     from continuity_checks.engine.file_mode import Progress
 
@@ -67,7 +68,7 @@ def verify(
     progress is asked for). ``pushed``: the range's commits are already pushed (a run in CI),
     which changes how the hints say to mend them (:func:`rewrite_hint`).
     """
-    from continuity_checks.core.git import Repository
+    from continuity_checks.core.git.repository import Repository
 
     root = Path(os.path.abspath(root))
     with Repository(root, config.max_file_bytes, revision_range=revision_range) as repo:

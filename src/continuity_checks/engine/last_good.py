@@ -20,7 +20,8 @@ from continuity_checks.engine.commit_state import SYMLINK, CommitState
 from continuity_checks.engine.router import Owners
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange, Repository
+    from continuity_checks.core.git.log import RawChange
+    from continuity_checks.core.git.repository import Repository
 
 #: How many earlier versions of a file the commit hook looks through for its last good one,
 #: and how many commits back it looks for a file absent from HEAD (deleted before, or new).
@@ -108,7 +109,7 @@ def look_back(
     """The version a change of ``path`` is judged from, when the version before it is not
     good, as ``verify`` remembers it: the newest good one among ``versions`` (``(commit, blob
     or None, git mode)``, newest first, as
-    :meth:`~continuity_checks.core.git.Repository.versions` gives them, judged by
+    :meth:`~continuity_checks.core.git.repository.Repository.versions` gives them, judged by
     :meth:`CommitState.good` in the tree of their commit); one made before the range (a commit
     not ``in_range``, when given) counts as good; a path with no good version is judged from
     the first version it was added with (the promises of a file start when it is committed).

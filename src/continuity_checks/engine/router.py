@@ -17,7 +17,8 @@ from continuity_checks.core.snapshot import CommitTree, Snapshot
 from continuity_checks.engine.mending import rewrite_hint
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange, Repository
+    from continuity_checks.core.git.log import RawChange
+    from continuity_checks.core.git.repository import Repository
 
 #: The families that claim a path: (index of the family in the run, kind) each.
 Claimants = tuple[tuple[int, str], ...]

@@ -17,7 +17,8 @@ from continuity_checks.engine.last_good import BeforeHead
 from continuity_checks.engine.router import Owners, Router, finish
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange, Repository
+    from continuity_checks.core.git.log import RawChange
+    from continuity_checks.core.git.repository import Repository
 
 
 def check_staged(

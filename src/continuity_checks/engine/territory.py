@@ -14,7 +14,7 @@ from continuity_checks.core.snapshot import Snapshot
 from continuity_checks.engine.router import Claimants
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange
+    from continuity_checks.core.git.log import RawChange
 
 #: Paths named in a note about paths that were not checked, at most.
 NOTE_PATHS = 5
@@ -140,6 +140,6 @@ def staged_files(changes: Sequence[RawChange]) -> list[str]:
     """The files of the commit being made that the commit hook passes: every path the index
     adds or changes against ``HEAD`` (pre-commit's staged files), not a deletion nor a
     submodule (its path is a directory of another repository)."""
-    from continuity_checks.core.git import GITLINK
+    from continuity_checks.core.git.log import GITLINK
 
     return [c.path for c in changes if c.new_blob is not None and c.new_mode != GITLINK]

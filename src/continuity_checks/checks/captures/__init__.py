@@ -1,7 +1,7 @@
 """LoopX 2.2.0 context delivery: captures and their manifests, reader references, decision
 directories (projection, required context, delivery) and cycle deltas."""
 
-from continuity_checks.core.family import Declaration
+from continuity_checks.core.family import Command, Declaration
 
 DECLARATION = Declaration(
     name="captures",
@@ -29,4 +29,11 @@ DECLARATION = Declaration(
     # a decision directory committed as a symlink (CX203) is a path no family claims: seen in
     # CommitContext.paths, of every commit
     every_commit=True,
+    commands=(
+        Command(
+            "capture",
+            "continuity_checks.cli.capture:main",
+            "LoopX captures: write manifests, verified paged reads, cycle deltas.",
+        ),
+    ),
 )

@@ -1,6 +1,6 @@
 """DeltaLayer (v0.2.1): Conversation Deltas, legacy changes.jsonl, AGENTS.md and PROJECT.md."""
 
-from continuity_checks.core.family import Declaration
+from continuity_checks.core.family import Command, Declaration
 
 DECLARATION = Declaration(
     name="deltas",
@@ -26,4 +26,11 @@ DECLARATION = Declaration(
     # a store directory committed as a symlink (DL212) is a path no family claims: seen in
     # CommitContext.paths, of every commit
     every_commit=True,
+    commands=(
+        Command(
+            "delta",
+            "continuity_checks.cli.delta:main",
+            "Write DeltaLayer Conversation Deltas (a drop-in for the prototype CLI).",
+        ),
+    ),
 )

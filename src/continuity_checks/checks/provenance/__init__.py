@@ -1,6 +1,6 @@
 """Provenance: SHA256SUMS-style files and provenance manifests, and the bytes they pin."""
 
-from continuity_checks.core.family import Declaration
+from continuity_checks.core.family import Command, Declaration
 
 DECLARATION = Declaration(
     name="provenance",
@@ -19,4 +19,11 @@ DECLARATION = Declaration(
     # an original's bytes never change: a commit that edits or deletes a listed file without
     # touching its listing is checked too (PV203), through CommitContext.paths
     every_commit=True,
+    commands=(
+        Command(
+            "provenance",
+            "continuity_checks.cli.provenance:main",
+            "List files in a SHA256SUMS file (atomically, under a lock).",
+        ),
+    ),
 )

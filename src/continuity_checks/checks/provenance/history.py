@@ -50,7 +50,7 @@ from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 if TYPE_CHECKING:
-    from continuity_checks.core.git import RawChange
+    from continuity_checks.core.git.log import RawChange
 
 _NAMED_AT_MOST = 5  # paths named in a finding about a deleted listing
 _SYMLINK = "120000"

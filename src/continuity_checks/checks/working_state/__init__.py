@@ -1,7 +1,7 @@
 """DSH durable context: WORKING_STATE.json, the other .dsh/project files, runtime files that must
 never be committed, and captured projections."""
 
-from continuity_checks.core.family import Declaration
+from continuity_checks.core.family import Command, Declaration
 
 DECLARATION = Declaration(
     name="working-state",
@@ -16,4 +16,11 @@ DECLARATION = Declaration(
     # a DSH directory committed as a symlink (WS206) is a path no family claims: seen in
     # CommitContext.paths, of every commit
     every_commit=True,
+    commands=(
+        Command(
+            "state",
+            "continuity_checks.cli.state:main",
+            "DSH working state: recompute state_hash, render the bounded projection.",
+        ),
+    ),
 )
