@@ -1,4 +1,4 @@
-"""The performance budget (issue 12), row by row: this version side by side with another one
+"""The performance budget, row by row: this version side by side with another one
 (``--against OTHER/src``, e.g. a ``git worktree`` of an earlier commit) and with the peer tools,
 in one run.
 

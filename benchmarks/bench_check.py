@@ -201,7 +201,7 @@ def report(
         *table(startup),
         "",
         f"`continuity check` on one file costs **{ms(beyond)}** beyond the interpreter's",
-        "start-up (median against median). Target (issue #2): well under 100 ms — "
+        "start-up (median against median). Target: well under 100 ms — "
         f"{'met' if beyond < 0.1 else 'not met yet'}.",
         "",
     ]

@@ -131,19 +131,7 @@ WRITERS = (
 )
 #: What drives the families (the engine and its modules, the helper commands, the command
 #: line): it imports checks/, never the reverse.
-ABOVE = (
-    "continuity_checks.engine",
-    "continuity_checks.commit_state",
-    "continuity_checks.last_good",
-    "continuity_checks.territory",
-    "continuity_checks.mending",
-    "continuity_checks.tools",
-    "continuity_checks.cli",
-)
-#: The one upward import left on this branch: working_state/depends.py reads SKIP_DIRS from the
-#: engine until the skip list moves to core/. Strict: once the import is gone the mark fails,
-#: and goes with it.
-PENDING = {"working_state/depends.py"}
+ABOVE = ("continuity_checks.engine", "continuity_checks.tools", "continuity_checks.cli")
 
 
 def _imports(path: Path) -> set[str]:
@@ -176,15 +164,7 @@ def test_checks_read_only_through_the_snapshot(module: str) -> None:
     assert not writers, f"checks/{module} imports {writers}: a writer belongs in tools/<family>/"
 
 
-@pytest.mark.parametrize(
-    "module",
-    [
-        pytest.param(m, marks=pytest.mark.xfail(strict=True, reason="SKIP_DIRS is the engine's"))
-        if m in PENDING
-        else m
-        for m in CHECK_MODULES
-    ],
-)
+@pytest.mark.parametrize("module", CHECK_MODULES)
 def test_checks_import_nothing_that_drives_them(module: str) -> None:
     above = _within(_imports(CHECKS / module), ABOVE)
     assert not above, f"checks/{module} imports {above}: the engine and the tools call families"
@@ -216,7 +196,7 @@ def test_the_scan_sees_writers_and_upward_imports_anywhere(tmp_path: Path) -> No
 
 TOOLS = REPO / "src" / "continuity_checks" / "tools"
 #: The engine and its modules: a tool takes from them only the public names of the package.
-ENGINE = ABOVE[:5]
+ENGINE = ABOVE[:1]
 
 
 def _engine_names(path: Path) -> set[str]:
@@ -256,16 +236,22 @@ def test_the_engine_scan_sees_a_private_name(tmp_path: Path) -> None:
     sample.write_text(
         "from continuity_checks import engine\n"
         "from continuity_checks.engine import check, _claimed\n"
-        "import continuity_checks.last_good\n"
+        "import continuity_checks.engine.last_good\n"
         "engine.relative(engine._walk)\n",
         encoding="utf-8",
     )
     names = _engine_names(sample)
-    assert names == {"check", "_claimed", "continuity_checks.last_good", "relative", "_walk"}
+    assert names == {
+        "check",
+        "_claimed",
+        "continuity_checks.engine.last_good",
+        "relative",
+        "_walk",
+    }
     assert sorted(n for n in names if _private(n)) == [
         "_claimed",
         "_walk",
-        "continuity_checks.last_good",
+        "continuity_checks.engine.last_good",
     ]
 
 

@@ -22,6 +22,7 @@ from continuity_checks.core.config import Config, Ignore
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.workers import WorkerFailed
+from continuity_checks.engine import file_mode
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -139,7 +140,7 @@ def test_workers_fed_in_many_batches_find_what_one_process_finds(
     _deltas(tmp_path, names)
     (tmp_path / "d1/.deltalayer/changes/0007.json").write_text("{not json")
     one = engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=1)
-    monkeypatch.setattr(engine, "BATCH_MAX", 7)  # many batches for each worker, in turn
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 7)  # many batches for each worker, in turn
     for jobs in (2, 3):
         many = engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=jobs)
         assert (many.files, many.sorted_findings()) == (one.files, one.sorted_findings())
@@ -159,7 +160,7 @@ def test_an_exception_in_a_worker_is_raised_in_the_parent(
         return original(self, file)
 
     monkeypatch.setattr(DeltasFamily, "check_file", failing)
-    monkeypatch.setattr(engine, "BATCH_MAX", 4)  # batches in turn: this process, the worker
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 4)  # batches in turn: this process, the worker
     with pytest.raises(ValueError, match=r"013\.json in a worker"):
         engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=2)
 
@@ -174,7 +175,7 @@ def test_a_worker_that_dies_is_an_error(tmp_path: Path, monkeypatch: pytest.Monk
         return []
 
     monkeypatch.setattr(DeltasFamily, "check_file", dying)
-    monkeypatch.setattr(engine, "BATCH_MAX", 4)
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 4)
     with pytest.raises(WorkerFailed):
         engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=2)
 
@@ -199,7 +200,7 @@ def test_a_session_split_across_batches_is_judged_once(
         return original(tree, directory, *args, **kwargs)
 
     monkeypatch.setattr(session, "check_session", logged)
-    monkeypatch.setattr(engine, "BATCH_MAX", 5)  # each session's 24 node files: 5 batches
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 5)  # each session's 24 node files: 5 batches
     results = {}
     for jobs in (1, 2, 3):
         judged.write_text("")
@@ -334,7 +335,7 @@ def test_a_run_without_a_familys_files_does_not_import_its_tree_check(tmp_path: 
         f"engine.check(Path({str(tmp_path)!r}), Config(), ['.deltalayer/changes/a.json']); "
         "print('\\n'.join(m for m in sys.modules if m.startswith('continuity_checks.checks')))"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(engine.__file__).parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(Path(engine.__file__).parents[2])}
     loaded = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     ).stdout.split()
@@ -362,7 +363,7 @@ def test_a_worker_killed_mid_run_is_a_clear_error_from_the_cli(
         return []
 
     monkeypatch.setattr(DeltasFamily, "check_file", killed)
-    monkeypatch.setattr(engine, "BATCH_MAX", 4)
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 4)
     monkeypatch.chdir(tmp_path)
     for command in (["check", "--all"], ["baseline", "check"]):
         capsys.readouterr()
@@ -409,7 +410,7 @@ def test_a_node_file_from_stdin_is_its_bytes_for_a_session_judged_in_another_pro
     gen = _gen_sessions()
     gen.session(tmp_path / "sessions" / "s1", "s1", 8)
     name = "sessions/s1/history/" + sorted(os.listdir(tmp_path / "sessions/s1/history"))[1]
-    monkeypatch.setattr(engine, "BATCH_MAX", 2)  # the session in batches: this process, a worker
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 2)  # the session in batches: this process, a worker
     for jobs in (1, 2, 3):
         report = engine.check(
             tmp_path,

@@ -8,7 +8,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, Declaration, FileInput, options
+from continuity_checks.core.family import (
+    Claimed,
+    CommitContext,
+    Declaration,
+    Family,
+    FileInput,
+    options,
+)
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -34,7 +41,7 @@ def _lines(snapshot: Snapshot, path: str) -> set[str]:
     return set() if isinstance(data, Unreadable) else set(data.decode().split())
 
 
-class NotesFamily:
+class NotesFamily(Family):
     def __init__(self, config: Config) -> None:
         self.authors_file = options(config, DECLARATION).get("authors", "notes/AUTHORS")
 

@@ -2,9 +2,9 @@
 
 A family is declared once (:class:`Declaration`) in its package's ``__init__``; configuration
 validation, ``--family`` choices, the hook manifest and the rules page are derived from that
-declaration. The engine drives the family through four calls (:class:`Family`; a family that
-judges the tree as the files stream by gives a :class:`TreeCheck` instead of ``check_tree``,
-see :class:`StreamsTree`) and hands it
+declaration. The engine drives the family through four calls (:class:`Family`, which a family's
+class inherits: its optional methods have defaults; a family that judges the tree as the files
+stream by gives its own :class:`TreeCheck` instead of ``check_tree``) and hands it
 everything it may read as a :class:`~continuity_checks.core.snapshot.Snapshot`: the work tree in
 file mode, a commit's tree (and its first parent's) in history mode. A family never opens a file
 itself.
@@ -173,7 +173,11 @@ Origins = Callable[[Iterable[str]], Mapping[str, Commit]]
 
 class Family(Protocol):
     """One system's files. Constructed with the run's configuration; a bad option raises
-    ``ConfigError`` from ``__init__``."""
+    ``ConfigError`` from ``__init__``.
+
+    A family's class inherits this one: the engine calls every method declared here, and the
+    optional ones (from :meth:`tree` on) have the defaults of a family that does not need them.
+    """
 
     def claims(self, path: str) -> str | None:
         """The kind of continuity file ``path`` is for this family, or ``None``. Path only: the
@@ -185,8 +189,7 @@ class Family(Protocol):
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         """Cross-file findings over what was claimed in this run (every claimed file that
         could be read, in the order the engine met them). The engine keeps the list for it
-        (:class:`CollectedTree`); a family with many files gives a :class:`TreeCheck` instead
-        (:class:`StreamsTree`), and this is then not called."""
+        (:class:`CollectedTree`) unless the family gives its own :meth:`tree`."""
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         """History findings for one commit: old and new version of each claimed change."""
@@ -199,6 +202,55 @@ class Family(Protocol):
         the listings that name an artifact). ``path`` itself need not be among them.
         ``edited``: the change only rewrote the bytes of a regular file, which is one on both
         sides, so a check that reads only whether ``path`` exists is not among them."""
+
+    def tree(self, snapshot: Snapshot) -> TreeCheck:
+        """One file-mode run's cross-file check, fed as the files stream by. The default keeps
+        the claimed files and calls :meth:`check_tree` once at the end; a family with many
+        files judges them as they come (and ``check_tree`` is then not called)."""
+        return CollectedTree(snapshot, self.check_tree)
+
+    def unread(self, path: str) -> str | None:
+        """For a path the family does not claim: why no check of it reads the file, when the
+        path lies in the family's territory (directories of its own: ``.deltalayer/``,
+        ``.dsh/``, a decision directory, ``.openprogram/``), so that file mode names it in a
+        note instead of passing it over in silence; None elsewhere (the default: no
+        territory). Path only, like ``claims``."""
+        return None
+
+    def unjudged(self, item: Claimed, snapshot: Snapshot) -> str | None:
+        """Why no check reads the claimed file in ``snapshot``, or None when it is judged (the
+        default). A family that claims by name a file it judges only in some trees (a
+        ``capture.json`` is LoopX's only when a manifest beside it names it) says why here:
+        file mode asks before counting the file as checked, and names a skipped one in a note
+        with the reason."""
+        return None
+
+    def same_cause(self, history: Finding, state: Finding) -> bool:
+        """Whether the history finding ``history`` names the cause of the error ``state`` the
+        same commit leaves in its tree at the same path (an original rewritten: the history
+        rule, and the listing's mismatch at the same entry). The engine reports a state finding
+        only when this is false for every history finding of the same commit and path, so that
+        one root cause is reported once. Default: never."""
+        return False
+
+    def finish_commits(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]:
+        """After the last commit of a run (history mode, or the commit being made): the
+        findings still to make that need where some files came from before the run, through
+        one :data:`Origins` look-up for all of them, each with the commit it is about (for its
+        hint). Default: none."""
+        return ()
+
+    def history_needed(self) -> bool:
+        """Whether commits before a shard can still change how this family judges the shard's
+        commits (asked of a family whose declaration has ``history_state`` while
+        ``verify --shard`` replays the earlier commits to it). Default: yes."""
+        return True
+
+
+def judges_every_claim(family: Family) -> bool:
+    """Whether ``family`` keeps the default :meth:`Family.unjudged`: it judges every file it
+    claims, in any tree, so that no one need ask it file by file."""
+    return type(family).unjudged is Family.unjudged
 
 
 class TreeCheck(Protocol):
@@ -216,13 +268,6 @@ class TreeCheck(Protocol):
     def add(self, item: Claimed) -> None: ...
 
     def finish(self, unread: Collection[str]) -> Iterable[Finding]: ...
-
-
-class StreamsTree(Protocol):
-    """A family that judges the tree as the files stream by: the engine asks it for one
-    :class:`TreeCheck` per run and does not call ``check_tree``. Optional."""
-
-    def tree(self, snapshot: Snapshot) -> TreeCheck: ...
 
 
 class CollectedTree:
@@ -245,54 +290,6 @@ class CollectedTree:
         items = [i for i in self.items if i.path not in unread] if unread else self.items
         self.items = []
         return self.check_tree(self.snapshot, items) if items else ()
-
-
-def tree_check(family: Family, snapshot: Snapshot) -> TreeCheck:
-    """The family's own :class:`TreeCheck` when it streams, else its ``check_tree`` behind a
-    :class:`CollectedTree`."""
-    streams = getattr(family, "tree", None)
-    if streams is not None:
-        found: TreeCheck = streams(snapshot)
-        return found
-    return CollectedTree(snapshot, family.check_tree)
-
-
-class SharesCauses(Protocol):
-    """A family some of whose history findings name the cause of an error the commit also
-    leaves in its tree (an original rewritten: the history rule, and the listing's mismatch at
-    the same entry). Optional: the engine reports such a state finding only when
-    ``same_cause(history, state)`` is false for every history finding of the same commit and
-    path, so that one root cause is reported once."""
-
-    def same_cause(self, history: Finding, state: Finding) -> bool: ...
-
-
-class HasTerritory(Protocol):
-    """A family that keeps its files in directories of its own (``.deltalayer/``, ``.dsh/``, a
-    decision directory, ``.openprogram/``): a file there that it does not claim is named in
-    file mode's notes with the reason, never passed over in silence. Optional."""
-
-    def unread(self, path: str) -> str | None:
-        """For a path the family does not claim: why no check of it reads the file, when the
-        path lies in the family's territory; None elsewhere. Path only, like ``claims``."""
-
-
-class SkipsClaimed(Protocol):
-    """A family that claims by name a file it judges only in some trees (a ``capture.json``
-    is LoopX's only when a manifest beside it names it). Optional: file mode asks before
-    counting the file as checked, and names a skipped one in a note with the reason."""
-
-    def unjudged(self, item: Claimed, snapshot: Snapshot) -> str | None:
-        """Why no check reads the claimed file in ``snapshot``, or None when it is judged."""
-
-
-class FinishesCommits(Protocol):
-    """A family that, after the last commit of a run (history mode, or the commit being made),
-    still has findings to make that need where some files came from before the run: one
-    :data:`Origins` look-up for all of them. Optional: the engine calls ``finish_commits`` when
-    a family has it. Each finding comes with the commit it is about (for its hint)."""
-
-    def finish_commits(self, origins: Origins) -> Iterable[tuple[Commit, Finding]]: ...
 
 
 def options(config: Config, declaration: Declaration) -> Mapping[str, Any]:

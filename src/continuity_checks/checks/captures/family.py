@@ -18,6 +18,7 @@ from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
     Claimed,
     CommitContext,
+    Family,
     FileInput,
     options,
     strings_option,
@@ -41,7 +42,7 @@ _ANYWHERE = {
 _DECISION_ONLY = {layout.PROJECTION: "capture", layout.DELIVERY: "delivery"}
 
 
-class CapturesFamily:
+class CapturesFamily(Family):
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
         self.roots = Globs(strings_option(config, "captures", "roots", (), "directory globs"))

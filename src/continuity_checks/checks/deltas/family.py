@@ -13,6 +13,7 @@ from continuity_checks.core.family import (
     Claimed,
     Commit,
     CommitContext,
+    Family,
     FileInput,
     Origins,
     option,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from continuity_checks.checks.deltas.history import HistoryChecks
 
 
-class DeltasFamily:
+class DeltasFamily(Family):
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
         self.legacy_mode: str = option(

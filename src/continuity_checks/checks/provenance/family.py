@@ -17,6 +17,7 @@ from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
     Claimed,
     CommitContext,
+    Family,
     FileInput,
     option,
     options,
@@ -24,16 +25,11 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
+from continuity_checks.core.skipped_dirs import SKIP_DIRS
 from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.checks.provenance.history import HistoryOptions, Pins
-
-SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", ".nox", ".tox", ".venv", "node_modules", "__pycache__"}
-)
-"""Directories the search for the listings does not enter: the engine's ``SKIP_DIRS`` (a
-family imports only ``core``, so a test keeps the two equal)."""
 
 #: what a changed or deleted listed file makes its listing's file check report
 _CONSEQUENCES = frozenset({rules.MISSING.id, rules.MISMATCH.id, rules.SIZE.id})
@@ -76,7 +72,7 @@ def _any_case(path: str) -> bool:
     return path[-1:] in "sStT" and path.rpartition("/")[2].lower() in ANY_CASE
 
 
-class ProvenanceFamily:
+class ProvenanceFamily(Family):
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
         sums = strings_option(config, DECLARATION.name, "sums-files", DEFAULT_SUMS, "glob strings")

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 from continuity_checks.checks.sessions import DECLARATION, layout
 from continuity_checks.checks.sessions.pathmap import PathMap
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, FileInput, TreeCheck, options
+from continuity_checks.core.family import (
+    Claimed,
+    CommitContext,
+    Family,
+    FileInput,
+    TreeCheck,
+    options,
+)
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot
 
@@ -35,7 +42,7 @@ _CARRY_NOTHING = frozenset(
 _USERS_FILES = frozenset({"workdir", "file_backups", "context"})
 
 
-class SessionsFamily:
+class SessionsFamily(Family):
     def __init__(self, config: Config) -> None:
         table = options(config, DECLARATION)
         raw = table.get("path-map", {})

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from continuity_checks.checks.working_state.settings import RUNTIME_KINDS
 from continuity_checks.checks.working_state.state import FULL_STATE_PATH
+from continuity_checks.core.skipped_dirs import SKIP_DIRS
 from continuity_checks.core.snapshot import Snapshot
 
 
@@ -48,8 +49,6 @@ class Dependents:
     def _projections_of(self, root: str, tree: Snapshot) -> list[str]:
         """The projections of ``tree`` whose canonical state is looked up at ``root``."""
         if self.projections is None:
-            from continuity_checks.engine import SKIP_DIRS  # the directories check never enters
-
             found = tree.find(SKIP_DIRS, self.endings)
             self.projections = {p for p in found if self.claims(p) == "projection"}
         return sorted(

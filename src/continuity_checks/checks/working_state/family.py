@@ -20,6 +20,7 @@ from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
     Claimed,
     CommitContext,
+    Family,
     FileInput,
     options,
     strings_option,
@@ -38,7 +39,7 @@ DEFAULT_PROJECTIONS = ("**/*.projection.json", "**/*-injection.raw.txt")
 DEFAULT_ENDINGS = (".projection.json", "-injection.raw.txt")
 
 
-class WorkingStateFamily:
+class WorkingStateFamily(Family):
     def __init__(self, config: Config) -> None:
         table = options(config, DECLARATION)
         projections = strings_option(

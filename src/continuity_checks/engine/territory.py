@@ -5,12 +5,13 @@ no check reads it, its family does not judge it in this tree, the configuration 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from continuity_checks.core.config import Config, ConfigError
-from continuity_checks.core.family import Claimed, Declaration, Family
+from continuity_checks.core.family import Claimed, Declaration, Family, judges_every_claim
 from continuity_checks.core.snapshot import Snapshot
+from continuity_checks.engine.router import Claimants
 
 if TYPE_CHECKING:
     from continuity_checks.core.git.log import RawChange
@@ -22,9 +23,6 @@ NOTE_PATHS = 5
 #: territory.
 NO_FAMILY = "no family claims them"
 EXCLUDED = "excluded by the configuration"
-
-#: A claimed path and the families that claim it: (index of the family, kind) each.
-Owners = tuple[tuple[int, str], ...]
 
 
 def listed(paths: Sequence[str], count: int) -> str:
@@ -54,13 +52,9 @@ class Unchecked:
         self.chosen = chosen
         self.only = only
         self.snapshot = snapshot
-        # each family's HasTerritory.unread and SkipsClaimed.unjudged, where it has them
-        self._unread: list[Callable[[str], str | None]] = [
-            u for f in families if (u := getattr(f, "unread", None)) is not None
-        ]
-        self._skips: list[Callable[[Claimed, Snapshot], str | None] | None] = [
-            getattr(f, "unjudged", None) for f in families
-        ]
+        self.families = families
+        #: whether each family may leave a claimed file unjudged (it must then be asked)
+        self._asks = [not judges_every_claim(family) for family in families]
         self._left_out: list[tuple[str, Family]] | None = None  # built when first needed
         self._reasons: dict[str, tuple[list[str], int]] = {}
 
@@ -82,16 +76,16 @@ class Unchecked:
         if reason is not None:
             self.add(reason, path)
 
-    def judged(self, path: str, owners: Owners) -> Owners:
-        """The ``owners`` of a claimed path whose families judge it in this tree; a path none
-        of them judges is named with the reason its first family gives."""
-        if not any(self._skips[index] for index, _ in owners):
+    def judged(self, path: str, owners: Claimants) -> Claimants:
+        """The ``owners`` of a claimed path whose families judge it in this tree (each family's
+        :meth:`~continuity_checks.core.family.Family.unjudged`); a path none of them judges is
+        named with the reason its first family gives."""
+        if not any(self._asks[index] for index, _ in owners):
             return owners
         kept: list[tuple[int, str]] = []
         why = None
         for index, kind in owners:
-            skip = self._skips[index]
-            reason = skip(Claimed(path, kind), self.snapshot) if skip is not None else None
+            reason = self.families[index].unjudged(Claimed(path, kind), self.snapshot)
             if reason is None:
                 kept.append((index, kind))
             elif why is None:
@@ -106,8 +100,8 @@ class Unchecked:
         for name, family in self.left_out():
             if family.claims(path) is not None:
                 return f"family {name} is not enabled {self._where()}"
-        for unread in self._unread:
-            found = unread(path)
+        for family in self.families:
+            found = family.unread(path)
             if found is not None:
                 return found
         return None

@@ -1,0 +1,215 @@
+"""The state a commit leaves: the errors ``check --all`` would report on a commit's tree and not
+on its first parent's, found without checking the whole tree; and which versions are good.
+
+A commit can break only what it changes and what depends on it. So the files judged are the
+claimed paths it changes and each family's :meth:`~continuity_checks.core.family.Family.dependents`
+of every path it changes (claimed or not), checked as file mode checks them (each file's checks,
+then each family's tree check over them). Those checks run on the commit's tree; only when they
+find an error do they run on the first parent's tree too, so that an error the parent already had
+is not reported again. Errors are compared as the baseline compares them (rule, path, pointer,
+message with positions masked), counted: a second occurrence is new.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from continuity_checks.core.config import Config, apply_config
+from continuity_checks.core.family import (
+    Claimed,
+    Commit,
+    Family,
+    FileInput,
+    TreeCheck,
+    judges_every_claim,
+)
+from continuity_checks.core.findings import Finding, Severity
+from continuity_checks.core.snapshot import Snapshot, Unreadable
+from continuity_checks.engine.mending import rewrite_hint
+from continuity_checks.engine.router import Owners, Read
+
+if TYPE_CHECKING:
+    from continuity_checks.core.git.log import RawChange
+
+#: A claimed path, the families that claim it, and its bytes when the caller has them (a
+#: changed file's version, read by blob id without resolving its path in the tree).
+Item = tuple[str, Sequence[tuple[int, str]], "bytes | None"]
+
+SYMLINK = "120000"
+_REGULAR = ("100644", "100755")
+
+
+@dataclass
+class Left:
+    """What a commit leaves: the errors new in its tree (``findings``, without a commit id) and
+    the claimed paths that hold an error there (``broken``: not a good version, as
+    :meth:`CommitState.good` judges one)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    broken: set[str] = field(default_factory=set)
+
+
+class CommitState:
+    """The state commits leave, judged for one run: its ``families``, which of them claim a
+    path (``owners``), what is an error (``config``), and how a blob is read by id
+    (``read``)."""
+
+    def __init__(
+        self, families: Sequence[Family], owners: Owners, config: Config, read: Read
+    ) -> None:
+        self.families = families
+        self.owners = owners
+        self.config = config
+        self.read = read
+        #: whether each family may leave a claimed file unjudged (it must then be asked)
+        self._asks = [not judges_every_claim(family) for family in families]
+
+    def check(self, snapshot: Snapshot, items: Iterable[Item]) -> list[Finding]:
+        """File mode over ``items`` in ``snapshot``: each file's checks in order, then each
+        family's tree check over the files it claimed; a file its families do not judge in
+        ``snapshot`` (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as
+        in file mode."""
+        families = self.families
+        findings: list[Finding] = []
+        unread: set[str] = set()
+        trees: dict[int, TreeCheck] = {}
+        for path, claimed, given in items:
+            owners = self._judged(snapshot, path, claimed)
+            if not owners:
+                continue
+            for index, kind in owners:
+                made = trees.get(index)
+                if made is None:
+                    made = trees[index] = families[index].tree(snapshot)
+                made.add(Claimed(path, kind))
+            data = snapshot.read(path) if given is None else given
+            if isinstance(data, Unreadable):
+                findings.append(data.finding())
+                unread.add(path)
+                continue
+            for index, kind in owners:
+                findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
+        for index in sorted(trees):
+            findings.extend(trees[index].finish(unread))
+        return findings
+
+    def leaves(self, trees: tuple[Snapshot, Snapshot], changes: Sequence[RawChange]) -> Left:
+        """The errors a commit brings into its tree (``trees[1]``) that its first parent's tree
+        (``trees[0]``) did not have. ``changes`` is every path the commit changes, claimed or
+        not."""
+        config = self.config
+        before, after = trees
+        edited = [_edited(c) for c in changes]
+        new = [(c.path, c.new_blob, c.new_mode) for c in changes]
+        items = self._items(after, new, edited)
+        findings = self.check(after, items)
+        found = _errors(config, findings)
+        left = Left()
+        if not found:
+            return left
+        left.broken = {f.path for f in found}
+        versions = [(c.path, c.old_blob, c.old_mode) for c in changes]
+        old = self._items(before, versions, edited)
+        # the files judged in the commit's tree are judged in its parent's too, where they exist
+        judged = {item[0] for item in old}
+        old += [(p, o, None) for p, o, _ in items if p not in judged and before.exists(p)]
+        earlier = self.check(before, old)
+        known = Counter(_key(f) for f in _errors(config, earlier))
+        for finding in found:
+            key = _key(finding)
+            if known[key]:
+                known[key] -= 1
+            else:
+                left.findings.append(finding)
+        return left
+
+    def good(self, tree: Snapshot, version: tuple[str, str | None, str]) -> bool:
+        """Whether one version of a claimed file, ``(path, blob id or None, git mode)`` in
+        ``tree``, is good: present, a regular file (no symlink), read, and without an error at
+        its path when file mode checks it there."""
+        path, blob, mode = version
+        if blob is None or mode == SYMLINK:
+            return False
+        data = self.read(blob)
+        if data is None:
+            return False
+        findings = self.check(tree, [(path, self.owners.of(path), data)])
+        return not any(f.path == path for f in _errors(self.config, findings))
+
+    def report(
+        self, out: list[Finding], left: Sequence[Finding], commit: Commit, pushed: bool = False
+    ) -> None:
+        """The errors ``commit`` leaves (``left``), added to ``out`` with its id, except where a
+        history finding of this commit at the same path has the same rule or, as its family
+        judges (:meth:`~continuity_checks.core.family.Family.same_cause`), names the same
+        cause (one cause, once); ``pushed`` as for :func:`rewrite_hint`."""
+        if not left:
+            return
+        mine = [f for f in out if f.commit == commit.sha]
+        seen = {(f.rule, f.path) for f in mine}
+        families = self.families
+        for finding in left:
+            if (finding.rule, finding.path) in seen or any(
+                family.same_cause(h, finding)
+                for h in mine
+                if h.path == finding.path
+                for family in families
+            ):
+                continue
+            finding = dataclasses.replace(finding, commit=commit.sha)
+            out.append(rewrite_hint(finding, commit, pushed=pushed))
+
+    def _items(
+        self,
+        tree: Snapshot,
+        versions: Sequence[tuple[str, str | None, str]],
+        edited: Sequence[bool],
+    ) -> list[Item]:
+        """The claimed files of ``tree`` to judge: the changed paths that are there
+        (``versions``: each path's blob id and mode in ``tree``), then the dependents of every
+        changed path (``edited``: whether its change only rewrote a regular file's bytes), each
+        once."""
+        owners = self.owners.of
+        items: dict[str, Item] = {}
+        for path, blob, mode in versions:
+            found = owners(path)
+            if found and blob is not None:
+                # a symlink is read where it leads, as file mode reads it
+                items[path] = (path, found, None if mode == SYMLINK else self.read(blob))
+        for (path, _, _), bytes_only in zip(versions, edited, strict=True):
+            for family in self.families:
+                for dependent in family.dependents(path, tree, bytes_only):
+                    if dependent not in items and (found := owners(dependent)):
+                        items[dependent] = (dependent, found, None)
+        return list(items.values())
+
+    def _judged(
+        self, tree: Snapshot, path: str, owners: Sequence[tuple[int, str]]
+    ) -> Sequence[tuple[int, str]]:
+        """The ``owners`` of a claimed path that judge it in ``tree``."""
+        asks, families = self._asks, self.families
+        kept = []
+        for index, kind in owners:
+            if not asks[index] or families[index].unjudged(Claimed(path, kind), tree) is None:
+                kept.append((index, kind))
+        return kept
+
+
+def _edited(change: RawChange) -> bool:
+    """Whether a change only rewrote the bytes of a file that is a regular one on both sides."""
+    return change.old_mode in _REGULAR and change.new_mode in _REGULAR
+
+
+def _errors(config: Config, findings: Iterable[Finding]) -> list[Finding]:
+    """The findings that are errors under the configuration (its ignores and severities)."""
+    return [f for f in apply_config(config, findings)[0] if f.severity is Severity.ERROR]
+
+
+def _key(finding: Finding) -> str:
+    from continuity_checks.core.baseline import fingerprint
+
+    return fingerprint(finding)
