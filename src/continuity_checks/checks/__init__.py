@@ -7,7 +7,7 @@ import importlib
 
 from continuity_checks.core.config import Config, Known
 from continuity_checks.core.family import Declaration, Family
-from continuity_checks.core.rules import Rule
+from continuity_checks.core.rules import REGISTRY, Rule
 
 PACKAGES = (
     "continuity_checks.checks.deltas",
@@ -64,8 +64,6 @@ def load_rules(prefix: str | None = None) -> None:
 
 def rule_exists(rule_id: str) -> bool:
     """Whether ``rule_id`` is a rule of this version (loads only the family it belongs to)."""
-    from continuity_checks.core.rules import REGISTRY
-
     load_rules("" if rule_id[:2] == "CC" else rule_id[:2])
     found = REGISTRY.get(rule_id)
     return found is not None and found.family in {"core", *names()}
@@ -73,8 +71,6 @@ def rule_exists(rule_id: str) -> bool:
 
 def all_rules() -> list[Rule]:
     """Every rule, sorted by id, with every family's rules loaded."""
-    from continuity_checks.core.rules import REGISTRY
-
     load_rules()
     families = {"core", *names()}
     return [REGISTRY[k] for k in sorted(REGISTRY) if REGISTRY[k].family in families]

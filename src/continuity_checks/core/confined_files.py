@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from continuity_checks.core.config import project_root
 from continuity_checks.core.snapshot import Unreadable, WorkTree
 from continuity_checks.core.strict_json import DEFAULT_MAX_FILE_BYTES
 
@@ -56,8 +57,6 @@ class ConfinedFiles:
     def around(cls, path: StrPath, limit: int = DEFAULT_MAX_FILE_BYTES) -> ConfinedFiles:
         """Confined to the repository that holds ``path`` as named (its directory outside any
         repository)."""
-        from continuity_checks.core.config import project_root  # config reads through here
-
         return cls(project_root(Path(os.path.dirname(os.path.abspath(path)))), limit)
 
     @classmethod

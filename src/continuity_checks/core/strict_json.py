@@ -31,6 +31,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from json import encoder
 
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core import pointer as jp
@@ -132,8 +133,6 @@ def _compact_encoder() -> Callable[[object], str]:
     same function with the same arguments as ``encode`` makes: the same text, and the same
     ``ValueError`` for NaN and infinities (``allow_nan=False``). Without the C accelerator,
     ``_COMPACT.encode`` itself."""
-    from json import encoder
-
     make = getattr(encoder, "c_make_encoder", None)
     if make is None:  # pragma: no cover - an interpreter without _json
         return _COMPACT.encode

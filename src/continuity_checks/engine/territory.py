@@ -6,15 +6,13 @@ no check reads it, its family does not judge it in this tree, the configuration 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
+from continuity_checks import checks
 from continuity_checks.core.config import Config, ConfigError
 from continuity_checks.core.family import Claimed, Declaration, Family, judges_every_claim
+from continuity_checks.core.git.log import GITLINK, RawChange
 from continuity_checks.core.snapshot import Snapshot
 from continuity_checks.engine.router import Claimants
-
-if TYPE_CHECKING:
-    from continuity_checks.core.git.log import RawChange
 
 #: Paths named in a note about paths that were not checked, at most.
 NOTE_PATHS = 5
@@ -111,8 +109,6 @@ class Unchecked:
         configuration (with the defaults when their options in it are wrong: they are not
         this run's to refuse)."""
         if self._left_out is None:
-            from continuity_checks import checks
-
             names = {d.name for d in self.chosen}
             others = [d for d in checks.declarations() if d.name not in names]
             self._left_out = []
@@ -140,6 +136,4 @@ def staged_files(changes: Sequence[RawChange]) -> list[str]:
     """The files of the commit being made that the commit hook passes: every path the index
     adds or changes against ``HEAD`` (pre-commit's staged files), not a deletion nor a
     submodule (its path is a directory of another repository)."""
-    from continuity_checks.core.git.log import GITLINK
-
     return [c.path for c in changes if c.new_blob is not None and c.new_mode != GITLINK]

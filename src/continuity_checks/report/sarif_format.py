@@ -8,6 +8,7 @@ from urllib.parse import quote
 from continuity_checks import __version__
 from continuity_checks.checks import all_rules
 from continuity_checks.core import pretty_json
+from continuity_checks.core.baseline import fingerprint
 from continuity_checks.core.findings import Finding, Report, escaped, printable_finding
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -73,8 +74,6 @@ def _result(
 def _fingerprints(findings: list[Finding]) -> list[str]:
     """Each finding's baseline fingerprint (rule, path, pointer, message without positions,
     commit: an edit elsewhere in the file keeps the alert) and its occurrence among equal ones."""
-    from continuity_checks.core.baseline import fingerprint
-
     seen: dict[str, int] = {}
     prints = []
     for finding in findings:

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
+from continuity_checks.checks.deltas.naming import LOCK_NAME
+from continuity_checks.checks.deltas.owners import normal
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
@@ -62,8 +64,6 @@ class DeltasFamily(Family):
             config, "deltas", "owner-allowed", (), "identities (email addresses)"
         )
         #: identities that may change any delta, compared as owners are (see owners.normal)
-        from continuity_checks.checks.deltas.owners import normal
-
         self.owner_allowed = frozenset(normal(a) for a in allowed)
         self.max_depth = config.max_depth
         self._history: HistoryChecks | None = None  # history mode only, made on first use
@@ -92,8 +92,6 @@ class DeltasFamily(Family):
         legacy history or the store's lock: no reader of DeltaLayer's reads it."""
         if ".deltalayer/" not in path or "/.deltalayer/" not in f"/{path}":
             return None
-        from continuity_checks.checks.deltas.naming import LOCK_NAME  # not at start-up
-
         head, _, name = path.rpartition("/")
         if name == LOCK_NAME and (head == ".deltalayer" or head.endswith("/.deltalayer")):
             return None  # the advisory lock of `continuity delta`, git-ignored by `delta init`

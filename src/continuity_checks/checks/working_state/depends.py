@@ -16,7 +16,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from continuity_checks.checks.working_state.settings import RUNTIME_KINDS
+from continuity_checks.checks.working_state.settings import RUNTIME_KINDS, runtime_root
 from continuity_checks.checks.working_state.state import FULL_STATE_PATH
 from continuity_checks.core.skipped_dirs import SKIP_DIRS
 from continuity_checks.core.snapshot import Snapshot
@@ -71,6 +71,4 @@ def _nearest(tree: Snapshot, projection: str, root: str) -> bool:
 
 def _runtime_group(path: str, tree: Snapshot, claims: Callable[[str], str | None]) -> list[str]:
     """Every runtime file of ``tree`` in the runtime directory or journal of ``path``."""
-    from continuity_checks.checks.working_state.files import runtime_root
-
     return [m for m in tree.files_under(runtime_root(path)) if claims(m) in RUNTIME_KINDS]

@@ -11,7 +11,7 @@ from typing import Any
 
 from continuity_checks.checks.working_state import rules as ws
 from continuity_checks.checks.working_state import state as dsh
-from continuity_checks.checks.working_state.settings import RUNTIME_KINDS, Settings
+from continuity_checks.checks.working_state.settings import RUNTIME_KINDS, Settings, runtime_root
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import json_type, quote, show
@@ -96,17 +96,6 @@ def _linked(file: FileInput) -> Finding | None:
     return ws.STATE_LINKED.finding(
         file.path, f"expected a regular file, found a symlink to {quote(real)}"
     )
-
-
-def runtime_root(path: str) -> str:
-    """The directory a runtime file belongs to, for reporting once: its ``tx-*`` journal, else
-    its ``.dsh/runtime`` directory."""
-    parts = path.split("/")
-    for index in range(len(parts) - 1):
-        if parts[index] == "transactions" and parts[index + 1].startswith("tx-"):
-            return "/".join(parts[: index + 2])
-    at = parts.index(".dsh")
-    return "/".join(parts[: at + 2])
 
 
 def runtime_findings(paths: list[str], commit: str | None = None) -> list[Finding]:

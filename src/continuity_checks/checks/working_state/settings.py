@@ -1,4 +1,5 @@
-"""What the working-state family is built with, apart from its checks.
+"""What the working-state family is built with, and the directory a runtime file is reported
+in, apart from its checks.
 
 The family module imports this and not ``files``: the commit hook builds every family to route
 the staged paths, and a commit that touches no DSH file should not pay for importing the
@@ -15,6 +16,17 @@ DEFAULT_COMPRESS_WARN_CHARS = 60000
 
 #: kinds of claimed paths that must never be committed: reported once per directory or journal
 RUNTIME_KINDS = ("runtime", "transaction")
+
+
+def runtime_root(path: str) -> str:
+    """The directory a runtime file belongs to, for reporting once: its ``tx-*`` journal, else
+    its ``.dsh/runtime`` directory."""
+    parts = path.split("/")
+    for index in range(len(parts) - 1):
+        if parts[index] == "transactions" and parts[index + 1].startswith("tx-"):
+            return "/".join(parts[: index + 2])
+    at = parts.index(".dsh")
+    return "/".join(parts[: at + 2])
 
 
 @dataclass(frozen=True)

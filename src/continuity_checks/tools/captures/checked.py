@@ -8,15 +8,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from continuity_checks import checks
 from continuity_checks.checks.captures import layout
+from continuity_checks.core import config as config_module
+from continuity_checks.core.globs import Globs
 from continuity_checks.tools.captures.results import Result, refuse
 
 
 def verify(directory: str) -> Result:
     """Every captures check on the files under ``directory``, as ``continuity check DIR`` runs
     them: from the top of the repository that holds it, with its configuration."""
-    from continuity_checks import checks, engine
-    from continuity_checks.core import config as config_module
+    from continuity_checks import engine
 
     # from the repository's top, as `continuity check DIR` does: a decision directory is known by
     # its name (decision-<id>/), which a check rooted inside it would not see
@@ -52,9 +54,6 @@ def configured(mode: str, directory: str = ".") -> layout.Settings | Result:
     ``directory`` (as ``check`` finds it, from any directory of the repository), or a refusal
     naming the bad key. ``manifest``, ``read``, ``list``, ``diff`` and ``apply`` follow the same
     options as the checks, so that what they write passes ``check``."""
-    from continuity_checks import checks
-    from continuity_checks.core import config as config_module
-
     try:
         top = config_module.project_root(Path(directory))
         config = config_module.load(top, checks.known())
@@ -67,10 +66,8 @@ def unchecked(path: str) -> str | None:
     """Why ``continuity check`` would never read the file ``path`` is to be (None: it would):
     outside the configured ``roots``, excluded, or the family left out. A manifest or reader
     reference that no check reads would vouch for a capture that may change unseen."""
-    from continuity_checks import checks, engine
+    from continuity_checks import engine
     from continuity_checks.checks.captures.family import CapturesFamily
-    from continuity_checks.core import config as config_module
-    from continuity_checks.core.globs import Globs
 
     top = config_module.project_root(Path(os.path.dirname(os.path.abspath(path))))
     rel = engine.relative(top, path)
