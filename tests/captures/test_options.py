@@ -13,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from continuity_checks.checks.captures import model
+from continuity_checks.checks.captures import cycle_delta, model
 from continuity_checks.cli import main
+from continuity_checks.core import pointer as jp
 from tests.conftest import RunCLI, write_tree
 from tests.helpers.captures import CAP, build, pretty
 
@@ -62,7 +63,7 @@ def test_list_size(here: Path, capsys: pytest.CaptureFixture[str], value: str | 
         if value == "off":
             assert "size" not in entry and set(entry) == {"pointer", "type", "members"}
         else:
-            node = model.resolve(PROVIDERS, entry["pointer"])
+            node = jp.resolve(PROVIDERS, entry["pointer"])
             assert entry["size"] == len(model.canonical_bytes(node))
 
 
@@ -164,13 +165,13 @@ CURRENT = {"order": [4, 3, 2, 1], "kept": BASE["kept"], "again": BASE["kept"]}
 
 
 def _cycle(root: Path, vocabulary: str) -> dict[str, str]:
-    """A directory holding a cycle base and the delta ``model.diff`` writes in ``vocabulary``."""
+    """A directory holding a cycle base and the delta ``cycle_delta.diff`` writes in ``vocabulary``."""
     base_text = pretty(BASE)
     delta = {
         "schema_version": 1,
         "base_sha256": hashlib.sha256(base_text.encode()).hexdigest(),
         "target_sha256": model.canonical_sha256(CURRENT),
-        "operations": model.diff(BASE, CURRENT, vocabulary),
+        "operations": cycle_delta.diff(BASE, CURRENT, vocabulary),
     }
     files = {"cyc/cycle-base.json": base_text, "cyc/cycle-delta.json": pretty(delta)}
     write_tree(root, files)
@@ -178,10 +179,10 @@ def _cycle(root: Path, vocabulary: str) -> dict[str, str]:
 
 
 def test_the_two_vocabularies_differ() -> None:
-    assert {op["op"] for op in model.diff(BASE, CURRENT)} == {"reorder", "ref"}
-    ops = model.diff(BASE, CURRENT, "rfc6902")
-    assert {op["op"] for op in ops} <= set(model.VOCABULARIES["rfc6902"])
-    assert model.canonical_bytes(model.apply_delta(BASE, ops, "rfc6902")) == (
+    assert {op["op"] for op in cycle_delta.diff(BASE, CURRENT)} == {"reorder", "ref"}
+    ops = cycle_delta.diff(BASE, CURRENT, "rfc6902")
+    assert {op["op"] for op in ops} <= set(cycle_delta.VOCABULARIES["rfc6902"])
+    assert model.canonical_bytes(cycle_delta.apply_delta(BASE, ops, "rfc6902")) == (
         model.canonical_bytes(CURRENT)
     )
 
@@ -242,7 +243,7 @@ def test_delta_ops_in_diff_and_apply(
     code, out = capture(capsys, here, "diff", "base.json", "current.json", "-o", "d.json")
     assert code == 0
     ops = {op["op"] for op in json.loads((here / "d.json").read_text())["operations"]}
-    assert ops <= set(model.VOCABULARIES[value or "loopx"])
+    assert ops <= set(cycle_delta.VOCABULARIES[value or "loopx"])
     assert ("reorder" in ops) is (value != "rfc6902")
     code, out = capture(capsys, here, "apply", "base.json", "d.json", "-o", "restored.json")
     assert code == 0
@@ -270,9 +271,9 @@ json_values = st.recursive(
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_values, json_values)
 def test_property_rfc6902_diff_restores_any_pair(a: object, b: object) -> None:
-    operations = model.diff(a, b, "rfc6902")
-    assert {op["op"] for op in operations} <= set(model.VOCABULARIES["rfc6902"])
-    restored = model.apply_delta(a, operations, "rfc6902")
+    operations = cycle_delta.diff(a, b, "rfc6902")
+    assert {op["op"] for op in operations} <= set(cycle_delta.VOCABULARIES["rfc6902"])
+    restored = cycle_delta.apply_delta(a, operations, "rfc6902")
     assert model.canonical_bytes(restored) == model.canonical_bytes(b)
 
 

@@ -61,7 +61,7 @@ def test_the_compact_fast_path_answers_as_the_strict_path(value: object, depth: 
         return
     for candidate in _mutations(text):
         fast = strict_json.parse(candidate, max_depth=depth)
-        strict = strict_json.parse_strictly(candidate, max_depth=depth)
+        strict = strict_json._parse_strictly(candidate, max_depth=depth)
         assert _outcome(fast) == _outcome(strict), candidate
 
 
@@ -73,14 +73,14 @@ def test_the_fast_path_refuses_what_the_strict_one_refuses() -> None:
         '{"a":1,"a":1}',
         "[" + "9" * 400 + "]",
     ):
-        fast, strict = strict_json.parse(text), strict_json.parse_strictly(text)
+        fast, strict = strict_json.parse(text), strict_json._parse_strictly(text)
         assert isinstance(fast, strict_json.Problem), text
         assert _outcome(fast) == _outcome(strict)
 
 
 def test_compact_text_is_the_compact_encoding() -> None:
     value = {"a": ['é\n"\\\x01', 1.5, -0.0, 10**30, None, True], "b": {}}
-    assert strict_json.compact_text(value) == json.dumps(
+    assert strict_json._compact_text(value) == json.dumps(
         value, ensure_ascii=False, separators=(",", ":")
     )
 

@@ -144,7 +144,7 @@ def test_lone_surrogates_are_accepted_only_when_asked(text: str) -> None:
     assert isinstance(doc, strict_json.Document)
     assert doc.value == json.loads(text)
     assert strict_json.accepts(data, lone_surrogates=True) == (text, doc.value)
-    again = strict_json.parse_strictly(text, lone_surrogates=True)
+    again = strict_json._parse_strictly(text, lone_surrogates=True)
     assert isinstance(again, strict_json.Document) and again.value == doc.value
     assert strict_json.lone_surrogate(doc.value) is not None
     assert strict_json.lone_surrogate(strict_json.well_formed(doc.value)) is None

@@ -9,7 +9,7 @@ import hashlib
 import json
 from typing import Any
 
-from continuity_checks.checks.captures import model
+from continuity_checks.checks.captures import cycle_delta, model
 
 CAP = "caps/c1/"
 DEC = "caps/decision-k3j2x9q0/"
@@ -137,7 +137,7 @@ def build(
             "schema_version": 1,
             "base_sha256": sha(base_text),
             "target_sha256": model.canonical_sha256(projection_value),
-            "operations": model.diff(base_value, projection_value),
+            "operations": cycle_delta.diff(base_value, projection_value),
         }
     )
     required_text = pretty(required if required is not None else required_value())

@@ -8,7 +8,6 @@ exits 2. The work is done by :mod:`continuity_checks.tools.deltas`.
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable, Sequence
 
 from continuity_checks.cli.args import (
@@ -18,6 +17,7 @@ from continuity_checks.cli.args import (
     with_dashes,
     write_bytes,
 )
+from continuity_checks.core import pretty_json
 from continuity_checks.core.confined_files import Refused
 from continuity_checks.tools.deltas import DeltaError, DeltaStore
 
@@ -205,5 +205,5 @@ def _run(root: str, operation: Callable[[DeltaStore], object]) -> int:
     if isinstance(result, str):
         _emit(result + "\n")
     else:
-        _emit(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        _emit(pretty_json.dumps(result))
     return 0

@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import errno
-import hashlib
 import os
 import secrets
 import stat
@@ -34,6 +33,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeAlias
+
+from continuity_checks.core.hashing import sha256_hex
 
 StrPath: TypeAlias = "str | os.PathLike[str]"
 
@@ -133,7 +134,7 @@ def _lock_key(lock_path: StrPath | None) -> str:
     if lock_path is None:
         return UNLOCKED
     real = os.path.realpath(os.path.abspath(lock_path)).encode("utf-8", "surrogateescape")
-    return "lock-" + hashlib.sha256(real).hexdigest()[:16]
+    return "lock-" + sha256_hex(real)[:16]
 
 
 def _real_dir(path: Path) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from continuity_checks.core import pretty_json
 from continuity_checks.core.findings import Finding, Report, escaped
 
 if TYPE_CHECKING:
@@ -45,7 +46,8 @@ class BaselineError(Exception):
 def fingerprint(finding: Finding) -> str:
     """SHA-256 (hex) of the rule, the path, the JSON Pointer, the message with positions masked
     and, in history mode, the commit: never the line or column themselves."""
-    import hashlib  # OpenSSL's start-up is paid only by a run that has findings to compare
+    # OpenSSL's start-up (hashlib) is paid only by a run that has findings to compare
+    from continuity_checks.core.hashing import sha256_hex
 
     message = finding.message
     if any(digit in message for digit in _DIGITS):  # most messages quote no number
@@ -63,7 +65,7 @@ def fingerprint(finding: Finding) -> str:
         data = text.encode("utf-8", "surrogateescape")  # a name's bytes that are not UTF-8
     except UnicodeEncodeError:  # a lone surrogate from a JSON escape (a key in a pointer)
         data = text.encode("utf-8", "surrogatepass")
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,7 @@ def render(sections: Mapping[str, Sequence[Entry]]) -> bytes:
     document: dict[str, Any] = {"format_version": FORMAT_VERSION}
     for name in SECTIONS:
         document[name] = [e.to_dict() for e in sections.get(name, ())]
-    return (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    return pretty_json.dumps(document).encode("utf-8")
 
 
 def write(path: Path, sections: Mapping[str, Sequence[Entry]]) -> None:

@@ -183,9 +183,14 @@ def load(root: Path, known: Known, explicit: Path | None = None) -> Config:
     return parse(*found, known)
 
 
-def _strings(source: str, key: str, value: object) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(source, key, f"expected a list of strings, found {value!r}")
+def strings(source: str, key: str, value: object, what: str = "strings") -> tuple[str, ...]:
+    """``value`` as every list-of-strings option must be (globs, names, identities): a list of
+    strings, none empty or blank (an empty glob matches nothing, a blank identity is nobody: a
+    user's mistake). Else a :class:`ConfigError` naming ``key`` (in ``source``) and the value."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError(
+            source, key, f"expected a list of {what}, none empty or blank, found {value!r}"
+        )
     return tuple(value)
 
 
@@ -204,7 +209,7 @@ def parse(source: str, table: Mapping[str, Any], known: Known) -> Config:
                 source, key, f"unknown key; expected one of {', '.join(sorted(keys))}"
             )
     if "families" in table:
-        families = _strings(source, "families", table["families"])
+        families = strings(source, "families", table["families"])
         for name in families:
             if name not in known.families:
                 raise ConfigError(
@@ -214,7 +219,7 @@ def parse(source: str, table: Mapping[str, Any], known: Known) -> Config:
                 )
         config.families = families
     if "exclude" in table:
-        config.exclude = _strings(source, "exclude", table["exclude"])
+        config.exclude = strings(source, "exclude", table["exclude"])
     limits = table.get("limits", {})
     if not isinstance(limits, dict):
         raise ConfigError(source, "limits", "expected a table")
@@ -277,8 +282,8 @@ def _ignores(source: str, value: object, known: Known) -> tuple[Ignore, ...]:
         for name in IGNORE_KEYS:
             if name not in entry:
                 raise ConfigError(source, f"{key}.{name}", "missing; every ignore needs it")
-        rules = _strings(source, f"{key}.rules", entry["rules"])
-        paths = _strings(source, f"{key}.paths", entry["paths"])
+        rules = strings(source, f"{key}.rules", entry["rules"])
+        paths = strings(source, f"{key}.paths", entry["paths"])
         if not rules or not paths:
             raise ConfigError(
                 source, f"{key}.{'rules' if not rules else 'paths'}", "expected at least one"

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from continuity_checks.core.config import Config
+from continuity_checks.core.config import Config, strings
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.git.log import FIELDS
 from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
@@ -313,3 +313,15 @@ def option(config: Config, family: str, key: str, default: Any, allowed: Iterabl
             f"{family}.{key}", f"expected one of {', '.join(map(repr, allowed))}, found {value!r}"
         )
     return value
+
+
+def strings_option(
+    config: Config, family: str, key: str, default: Sequence[str], what: str
+) -> tuple[str, ...]:
+    """One family option that is a list of strings (``what``: "glob strings", ...), checked
+    by the one rule of such options (:func:`~continuity_checks.core.config.strings`);
+    ``default`` when the table does not set it."""
+    table = config.family_options(family)
+    if key not in table:
+        return tuple(default)
+    return strings(config.source, f"{family}.{key}", table[key], what)

@@ -231,9 +231,15 @@ def sha256_chunks(chunks: Iterable[BytesLike], *, limit: int | None = None) -> D
     return Digest(sha.hexdigest(), size)
 
 
+def sha256_hex(data: BytesLike) -> str:
+    """The SHA-256 of bytes already in memory (any bytes-like object), as 64 lowercase hex
+    digits: the one place a digest of bytes is made."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def sha256_bytes(data: BytesLike) -> Digest:
-    """The SHA-256 of bytes already in memory (any bytes-like object)."""
-    return Digest(hashlib.sha256(data).hexdigest(), memoryview(data).nbytes)
+    """The SHA-256 of bytes already in memory (any bytes-like object), and their size."""
+    return Digest(sha256_hex(data), memoryview(data).nbytes)
 
 
 def sha256_path(

@@ -1,8 +1,27 @@
-"""Strict JSON loading with positions.
+"""Strict JSON reading with positions: the one reader of the JSON files the families check.
 
-The fast path is the standard library's C decoder with two hooks (duplicate keys, non-standard
-constants). Positions are only computed when a finding needs one: a small scanner walks the text
-once and maps every JSON Pointer to the offset where its value starts.
+Which to call for what:
+
+==============================  =================================================================
+``load(data)``                  a file's bytes: a :class:`Document`, or the :class:`Problem` that
+                                refuses them (a BOM, invalid UTF-8, anything ``parse`` refuses)
+``parse(text)``                 text already decoded: a :class:`Document` or a :class:`Problem`
+``accepts(data)``               ``(text, value)`` when ``load`` would accept the bytes, else None:
+                                no positions or messages, for history mode's many versions
+``Document``                    what ``load`` and ``parse`` give: the value, its text, the
+                                line and column of a pointer into it (``position``)
+``Problem``                     why they refuse: the rule, a message, a position, ``finding()``
+``located(rule, doc, ...)``     a finding at the line and column of a pointer into a Document
+``lone_surrogate(value)``       the pointer of the first unpaired surrogate in a value, or None
+``well_formed(value)``          the value with unpaired surrogates as U+FFFD (for the schema engine)
+``DEFAULT_MAX_DEPTH``,          the limits when the configuration sets none
+``DEFAULT_MAX_FILE_BYTES``
+==============================  =================================================================
+
+``load``, ``parse`` and ``accepts`` never raise for any input. The fast path is the standard
+library's C decoder with two hooks (duplicate keys, non-standard constants). Positions are only
+computed when a finding needs one: a small scanner walks the text once and maps every JSON
+Pointer to the offset where its value starts.
 """
 
 from __future__ import annotations
@@ -21,7 +40,7 @@ from continuity_checks.core.rules import Rule
 DEFAULT_MAX_DEPTH = 64
 DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024
 
-UTF8_BOM = b"\xef\xbb\xbf"
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class _DuplicateKey(Exception):
@@ -104,30 +123,30 @@ _scan: Callable[[str, int], tuple[object, int]] = _decoder.scan_once  # type: ig
 _scan_long_ints: Callable[[str, int], tuple[object, int]] = _long_int_decoder.scan_once  # type: ignore[attr-defined]
 # the C scanner behind json.loads: one value from an index, no hooks
 _scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _compact_encoder() -> Callable[[object], str]:
-    """``COMPACT.encode``, with the C encoder made once instead of at every call (what
+    """``_COMPACT.encode``, with the C encoder made once instead of at every call (what
     ``JSONEncoder.encode`` does for a one-shot encoding: a third of its cost on a delta). The
     same function with the same arguments as ``encode`` makes: the same text, and the same
     ``ValueError`` for NaN and infinities (``allow_nan=False``). Without the C accelerator,
-    ``COMPACT.encode`` itself."""
+    ``_COMPACT.encode`` itself."""
     from json import encoder
 
     make = getattr(encoder, "c_make_encoder", None)
     if make is None:  # pragma: no cover - an interpreter without _json
-        return COMPACT.encode
+        return _COMPACT.encode
     # markers None: no cycle check, a parsed value has no cycles; default: a parsed value has
     # only JSON types, so it is never called. The arguments are those JSONEncoder.iterencode
     # passes (a private interface): an interpreter whose c_make_encoder takes others gets the
     # public call, the same text at the old cost.
     try:
         chunks = make(
-            None, COMPACT.default, encoder.encode_basestring, None, ":", ",", False, False, False
+            None, _COMPACT.default, encoder.encode_basestring, None, ":", ",", False, False, False
         )
     except TypeError:  # pragma: no cover - another interpreter's private signature
-        return COMPACT.encode
+        return _COMPACT.encode
 
     def encode(value: object) -> str:
         return "".join(chunks(value, 0))
@@ -135,15 +154,15 @@ def _compact_encoder() -> Callable[[object], str]:
     return encode
 
 
-#: the compact encoding of a parsed value (``COMPACT``); ValueError for NaN and infinities
-compact_text = _compact_encoder()
+#: the compact encoding of a parsed value (``_COMPACT``); ValueError for NaN and infinities
+_compact_text = _compact_encoder()
 
 
 class Document:
     """A parsed JSON value and the text it came from.
 
     ``first_line`` is the line of the text's first character in its file (JSONL records);
-    ``compact`` says the text is the compact encoding of the value (``COMPACT``), optionally
+    ``compact`` says the text is the compact encoding of the value (``_COMPACT``), optionally
     followed by one newline. Positions are computed on the first request.
     """
 
@@ -166,10 +185,8 @@ class Document:
     def position(self, pointer: str) -> tuple[int, int]:
         """Line and column of the value at ``pointer``, or of its nearest existing ancestor."""
         if self._positions is None:
-            self._positions = scan(self.text).positions
-        while pointer not in self._positions and pointer:
-            pointer = jp.parent(pointer)
-        return self.line_col(self._positions.get(pointer, 0))
+            self._positions = _scan_positions(self.text).positions
+        return self.line_col(self._positions.get(jp.nearest(pointer, self._positions), 0))
 
 
 def located(rule: Rule, doc: Document, path: str, pointer: str, message: str) -> Finding:
@@ -204,7 +221,7 @@ def load(
     """Decode and parse ``data`` strictly. Never raises for any input. ``lone_surrogates``
     accepts an unpaired surrogate escape (``"\\ud83d"``) as JavaScript's ``JSON.parse`` does,
     for files whose writer is JavaScript (``JSON.stringify`` writes one so)."""
-    if data.startswith(UTF8_BOM):
+    if data.startswith(_UTF8_BOM):
         return Problem(cc.BOM, "expected JSON text, found a UTF-8 byte order mark", first_line, 1)
     try:
         text = data.decode("utf-8")
@@ -267,7 +284,7 @@ def accepts(
     """The text and value of ``data`` when :func:`load` would accept it, else None: the same
     rules without positions, messages or the compact proof, for callers that only need to know
     (history mode reads thousands of versions)."""
-    if data.startswith(UTF8_BOM):
+    if data.startswith(_UTF8_BOM):
         return None
     try:
         text = data.decode("utf-8")
@@ -299,13 +316,13 @@ def parse(
     if not _one_line(text):
         # pretty-printed: cannot be the compact encoding, so the fast path is not tried (it
         # would hold a second value and its encoding while the strict path runs: 3x the memory)
-        return parse_strictly(
+        return _parse_strictly(
             text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
         )
     try:
         value, _ = _scan_once(text, 0)
         # NaN, Infinity and numbers beyond a double (read as infinities) raise here
-        encoded = compact_text(value)
+        encoded = _compact_text(value)
     except (StopIteration, ValueError, RecursionError):
         pass  # the strict path below says what is wrong, and where
     else:
@@ -317,7 +334,7 @@ def parse(
             huge = size >= _DOUBLE_DIGITS and _long_digit_run(text)
             if not huge and text.count("[") + text.count("{") <= max_depth:
                 return Document(text, value, first_line, True)
-    return parse_strictly(
+    return _parse_strictly(
         text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
     )
 
@@ -328,7 +345,7 @@ def _one_line(text: str) -> bool:
     return text.find("\n", 0, len(text) - 1) < 0
 
 
-def parse_strictly(
+def _parse_strictly(
     text: str,
     *,
     max_depth: int = DEFAULT_MAX_DEPTH,
@@ -348,7 +365,7 @@ def parse_strictly(
             cc.SYNTAX, f"expected JSON, found a value Python refuses: {exc}", *doc.line_col(0)
         )
     except _DuplicateKey as exc:
-        result = scan(text)
+        result = _scan_positions(text)
         line, column = doc.line_col(result.duplicate_offset if result.duplicate_offset >= 0 else 0)
         return Problem(
             cc.DUPLICATE_KEY,
@@ -358,7 +375,7 @@ def parse_strictly(
             result.duplicate_pointer,
         )
     except _NonStandard as exc:
-        result = scan(text)
+        result = _scan_positions(text)
         line, column = doc.line_col(max(result.constant_offset, 0))
         return Problem(
             cc.NON_STANDARD_NUMBER,
@@ -392,7 +409,7 @@ def parse_strictly(
             exc.pointer,
         )
     if _one_line(text):  # else it cannot be the compact encoding: not encoded to compare
-        encoded = compact_text(doc.value)
+        encoded = _compact_text(doc.value)
         doc.compact = encoded == text or (text.endswith("\n") and encoded == text[:-1])
     return doc
 
@@ -473,7 +490,7 @@ _TOKEN = re.compile(
 
 
 @dataclass
-class ScanResult:
+class _ScanResult:
     positions: dict[str, int]
     duplicate_pointer: str | None = None
     duplicate_offset: int = -1
@@ -497,11 +514,11 @@ def _overflows(token: str) -> bool:
         return False
 
 
-def scan(text: str) -> ScanResult:
+def _scan_positions(text: str) -> _ScanResult:
     """Map each JSON Pointer to the offset of its value; note the first duplicate key and the
     first NaN/Infinity (or a number too large for a double). Tolerant: stops quietly at text
     that is not JSON."""
-    result = ScanResult({})
+    result = _ScanResult({})
     stack: list[_Frame] = []
     pos = 0
     expect_key = False

@@ -4,8 +4,7 @@ summary (files given that were not checked, a shard's commits): never only in on
 
 from __future__ import annotations
 
-import json
-
+from continuity_checks.core import pretty_json
 from continuity_checks.core.findings import Report
 
 
@@ -24,4 +23,4 @@ def render(report: Report, *, color: bool = False) -> str:
             "baselined": report.baselined,
         },
     }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return pretty_json.dumps(document)

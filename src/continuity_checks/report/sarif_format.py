@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import quote
 
 from continuity_checks import __version__
 from continuity_checks.checks import all_rules
+from continuity_checks.core import pretty_json
 from continuity_checks.core.findings import Finding, Report, escaped, printable_finding
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -143,4 +143,4 @@ def render(report: Report, *, color: bool = False) -> str:
             }
         ],
     }
-    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    return pretty_json.dumps(document)

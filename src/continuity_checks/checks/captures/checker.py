@@ -145,17 +145,17 @@ class Checker:
         return digest.hex, digest.size
 
     def document(self, path: str, pointer: str, report: bool = True) -> Any:
-        """The parsed value of a neighbour, or :data:`model.MISSING` (reported at the neighbour
-        when ``report``: its own check may report it already)."""
+        """The parsed value of a neighbour, or ``core.pointer.MISSING`` (reported at the
+        neighbour when ``report``: its own check may report it already)."""
         data = self.snapshot.read(path)
         if isinstance(data, Unreadable):
             self.unreadable(data, pointer)
-            return model.MISSING
+            return jp.MISSING
         loaded = strict_json.load(data, max_depth=self.settings.max_depth)
         if isinstance(loaded, strict_json.Problem):
             if report:
                 self.findings.append(loaded.finding(path))
-            return model.MISSING
+            return jp.MISSING
         return loaded.value
 
     def capture_digest(self, path: str, pointer: str) -> tuple[str, int] | None:
@@ -164,7 +164,7 @@ class Checker:
         if found is None or self.settings.capture_digest == "raw":
             return found
         value = self.document(path, pointer)
-        return None if value is model.MISSING else (model.canonical_sha256(value), found[1])
+        return None if value is jp.MISSING else (model.canonical_sha256(value), found[1])
 
 
 def expectation(keyword: str) -> str:

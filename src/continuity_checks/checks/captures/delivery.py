@@ -3,7 +3,7 @@ projection restored exactly from a base and a cycle delta."""
 
 from __future__ import annotations
 
-from continuity_checks.checks.captures import model
+from continuity_checks.checks.captures import cycle_delta, model
 from continuity_checks.checks.captures import rules as cx
 from continuity_checks.checks.captures.checker import Checker
 from continuity_checks.checks.captures.layout import (
@@ -13,6 +13,7 @@ from continuity_checks.checks.captures.layout import (
     REQUIRED,
     Settings,
 )
+from continuity_checks.core import pointer as jp
 from continuity_checks.core.display import quote
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.hashing import parse_digest
@@ -94,11 +95,11 @@ def _check_restore(c: Checker, base_path: str, delta_path: str) -> None:
     base = c.document(base_path, "/base/file", report=False)
     delta = c.document(delta_path, "/delta/file", report=False)
     projection = c.document(model.join(c.directory, PROJECTION), "/projection_sha256", report=False)
-    if model.MISSING in (base, delta, projection) or not isinstance(delta, dict):
+    if jp.MISSING in (base, delta, projection) or not isinstance(delta, dict):
         return  # reported by the files' own checks
     try:
-        restored = model.apply_delta(base, delta.get("operations", []), c.settings.delta_ops)
-    except model.DeltaError:
+        restored = cycle_delta.apply_delta(base, delta.get("operations", []), c.settings.delta_ops)
+    except cycle_delta.DeltaError:
         return  # CX126 on the delta itself
     if model.canonical_bytes(restored) != model.canonical_bytes(projection):
         c.at(
@@ -138,11 +139,11 @@ def check_cycle_delta(
         )
         return c.findings
     base = c.document(base_path, "/base_sha256", report=False)
-    if base is model.MISSING:
+    if base is jp.MISSING:
         return c.findings
     try:
-        restored = model.apply_delta(base, value["operations"], settings.delta_ops)
-    except model.DeltaError as exc:
+        restored = cycle_delta.apply_delta(base, value["operations"], settings.delta_ops)
+    except cycle_delta.DeltaError as exc:
         c.at(cx.BAD_OPERATION, exc.pointer, f"operation {exc.index}: {exc}")
         return c.findings
     actual = model.canonical_sha256(restored)

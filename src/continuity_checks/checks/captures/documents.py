@@ -74,12 +74,12 @@ def check_stubs(c: Checker) -> None:
         ref = stub["context_ref"]
         where = jp.append(pointer, "context_ref")
         try:
-            target = model.resolve(root, ref) if isinstance(ref, str) else model.MISSING
-        except model.PointerError as exc:
+            target = jp.resolve(root, ref) if isinstance(ref, str) else jp.MISSING
+        except jp.PointerError as exc:
             c.at(cx.STUB_UNRESOLVED, where, f"expected an RFC 6901 pointer: {exc}")
             continue
         if not isinstance(target, dict):
-            found = "nothing" if target is model.MISSING else json_type(target)
+            found = "nothing" if target is jp.MISSING else json_type(target)
             c.at(
                 cx.STUB_UNRESOLVED, where, f"expected {show(ref)} to name an object, found {found}"
             )

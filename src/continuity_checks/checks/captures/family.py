@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 from continuity_checks.checks.captures import DECLARATION, layout
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, Family, FileInput, options
+from continuity_checks.core.family import (
+    Claimed,
+    CommitContext,
+    Family,
+    FileInput,
+    options,
+    strings_option,
+)
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -37,13 +44,8 @@ _DECISION_ONLY = {layout.PROJECTION: "capture", layout.DELIVERY: "delivery"}
 
 class CapturesFamily(Family):
     def __init__(self, config: Config) -> None:
-        table = options(config, DECLARATION)
-        roots = table.get("roots", [])
-        if not isinstance(roots, list) or not all(isinstance(r, str) and r for r in roots):
-            raise config.error(
-                "captures.roots", f"expected a list of directory globs, found {roots!r}"
-            )
-        self.roots = Globs(roots)
+        options(config, DECLARATION)
+        self.roots = Globs(strings_option(config, "captures", "roots", (), "directory globs"))
         self.settings = layout.settings(config)
 
     def claims(self, path: str) -> str | None:

@@ -28,6 +28,7 @@ from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
 from continuity_checks.core.family import STAGED, Change, CommitContext
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.hashing import sha256_hex
 from continuity_checks.core.snapshot import Unreadable
 
 # files that may be replaced inside a capture directory that is not a decision directory: a
@@ -176,7 +177,7 @@ def _immutable(context: CommitContext, linked: Collection[str]) -> list[Finding]
             old, new = change.old(), change.new()
             detail = ""
             if old is not None and new is not None:
-                detail = f" (SHA-256 {model.sha256_hex(old)} became {model.sha256_hex(new)})"
+                detail = f" (SHA-256 {sha256_hex(old)} became {sha256_hex(new)})"
             findings.append(
                 cx.PUBLISHED_CHANGED.finding(
                     change.path,

@@ -8,10 +8,11 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from continuity_checks.checks.captures import model
+from continuity_checks.checks.captures import model, scan
 from continuity_checks.checks.captures import rules as cx
 from continuity_checks.checks.captures.checker import Checker
 from continuity_checks.checks.captures.layout import Settings
+from continuity_checks.core import pointer as jp
 from continuity_checks.core.display import quote
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.hashing import parse_digest
@@ -112,20 +113,20 @@ def _select(c: Checker, capture: str, select: list[Any]) -> list[dict[str, Any]]
     valid: list[tuple[int, str]] = []
     for index, pointer in enumerate(select):
         try:
-            model.tokens(pointer)
+            jp.tokens(pointer)
             valid.append((index, pointer))
-        except model.PointerError as exc:
+        except jp.PointerError as exc:
             c.at(cx.READER_POINTER, f"/select/{index}", f"expected an RFC 6901 pointer: {exc}")
     try:
-        values = model.select(data, [p for _, p in valid])
-    except model.ScanError as exc:
+        values = scan.select(data, [p for _, p in valid])
+    except scan.ScanError as exc:
         c.at(
             cx.READER_POINTER, "/select", f"expected {capture} to be JSON along the pointers: {exc}"
         )
         return None
     selected = []
     for (index, pointer), found in zip(valid, values, strict=True):
-        if found is model.MISSING:
+        if found is jp.MISSING:
             c.at(
                 cx.READER_POINTER,
                 f"/select/{index}",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from continuity_checks.checks.captures import model
+from continuity_checks.checks.captures import model, scan
 from continuity_checks.checks.captures import rules as cx
 from continuity_checks.checks.captures.checker import Checker, escape, expectation, is_stub, walk
 from continuity_checks.checks.captures.layout import CAPTURE, PROJECTION, is_decision_dir
@@ -34,9 +34,9 @@ def _capture_of(c: Checker) -> Any:
     candidate = PROJECTION if is_decision_dir(c.directory) else CAPTURE
     path = model.join(c.directory, candidate)
     if not c.snapshot.exists(path) or escape(c.snapshot, c.directory, path) is not None:
-        return model.MISSING  # a capture reached through a symlink out is not read (CX102)
+        return jp.MISSING  # a capture reached through a symlink out is not read (CX102)
     data = c.snapshot.read(path)
-    return model.MISSING if isinstance(data, Unreadable) else _Bytes(data)
+    return jp.MISSING if isinstance(data, Unreadable) else _Bytes(data)
 
 
 def check_requirements(c: Checker) -> None:
@@ -199,20 +199,20 @@ def _check_review(
 
 
 def _check_support(c: Checker, capture: Any, pointer: str, at: str) -> None:
-    if capture is model.MISSING:
+    if capture is jp.MISSING:
         c.at(
             cx.SUPPORT_POINTER, at, "expected a capture beside this file to resolve in, found none"
         )
         return
     try:
         if isinstance(capture, _Bytes):
-            target = model.select(capture, [pointer])[0]
+            target = scan.select(capture, [pointer])[0]
         else:
-            target = model.resolve(capture, pointer)
-    except (model.PointerError, model.ScanError) as exc:
+            target = jp.resolve(capture, pointer)
+    except (jp.PointerError, scan.ScanError) as exc:
         c.at(cx.SUPPORT_POINTER, at, f"expected a pointer that resolves in the capture: {exc}")
         return
-    if target is model.MISSING:
+    if target is jp.MISSING:
         c.at(
             cx.SUPPORT_POINTER,
             at,

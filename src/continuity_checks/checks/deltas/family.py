@@ -18,6 +18,7 @@ from continuity_checks.core.family import (
     Origins,
     option,
     options,
+    strings_option,
 )
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
@@ -42,12 +43,9 @@ class DeltasFamily(Family):
             ("trailer-or-single", "trailer", "off"),
         )
         self.allow_delete: bool = option(config, "deltas", "allow-delete", False, (False, True))
-        legacy_files = config.family_options("deltas").get("legacy-files", [])
-        if not isinstance(legacy_files, list) or not all(isinstance(g, str) for g in legacy_files):
-            raise config.error(
-                "deltas.legacy-files", f"expected a list of glob strings, found {legacy_files!r}"
-            )
-        self.legacy_files = Globs(legacy_files)
+        self.legacy_files = Globs(
+            strings_option(config, "deltas", "legacy-files", (), "glob strings")
+        )
         identity: str = option(
             config,
             "deltas",
@@ -60,14 +58,9 @@ class DeltasFamily(Family):
         self.owner_field: str | None = (
             None if identity == "off" or self.ownership == "off" else identity.replace("-", "_")
         )
-        allowed = config.family_options("deltas").get("owner-allowed", [])
-        if not isinstance(allowed, list) or not all(
-            isinstance(a, str) and a.strip() for a in allowed
-        ):
-            raise config.error(
-                "deltas.owner-allowed",
-                f"expected a list of identities (email addresses), found {allowed!r}",
-            )
+        allowed = strings_option(
+            config, "deltas", "owner-allowed", (), "identities (email addresses)"
+        )
         #: identities that may change any delta, compared as owners are (see owners.normal)
         from continuity_checks.checks.deltas.owners import normal
 

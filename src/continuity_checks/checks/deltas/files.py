@@ -128,11 +128,11 @@ def check_record(
             )
         )
     for error in validator.errors(value):
-        parts = jp.split(error.pointer)
+        parts = jp.tokens(error.pointer)
         if not parts or parts[0] in time_keys:
             continue  # the object itself (missing keys, above) or a timestamp (parsed above)
         field = parts[0]
-        found = show(jp.resolve(value, parts))
+        found = show(jp.value_or_none(value, error.pointer))
         if field == "changes" and len(parts) == 2 and error.keyword == "pattern":
             findings.append(
                 at(

@@ -11,9 +11,18 @@ from typing import TYPE_CHECKING
 # sums, manifest, history, listed) are imported inside the calls that use them.
 from continuity_checks.checks.provenance import DECLARATION
 from continuity_checks.checks.provenance import rules as rules  # registers the PV rules
+from continuity_checks.core import pointer as jp
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, Family, FileInput, option, options
+from continuity_checks.core.family import (
+    Claimed,
+    CommitContext,
+    Family,
+    FileInput,
+    option,
+    options,
+    strings_option,
+)
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.skipped_dirs import SKIP_DIRS
@@ -33,15 +42,6 @@ DEFAULT_SUMS = ("SHA256SUMS", "SHA256SUMS.txt", "*.sha256")
 ANY_CASE = frozenset({"sha256sums", "sha256sums.txt"})
 #: what every case of those names ends with, for the search of a tree: the last two letters
 DEFAULT_MANIFESTS = ("PROVENANCE.json", "*.provenance.json")
-
-
-def _globs(config: Config, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
-    value = config.family_options(DECLARATION.name).get(key, list(default))
-    if not isinstance(value, list) or not all(isinstance(g, str) and g for g in value):
-        raise config.error(
-            f"{DECLARATION.name}.{key}", f"expected a list of glob strings, found {value!r}"
-        )
-    return tuple(value)
 
 
 def _split(patterns: tuple[str, ...]) -> tuple[Globs, Globs]:
@@ -75,11 +75,11 @@ def _any_case(path: str) -> bool:
 class ProvenanceFamily(Family):
     def __init__(self, config: Config) -> None:
         options(config, DECLARATION)
-        sums = _globs(config, "sums-files", DEFAULT_SUMS)
+        sums = strings_option(config, DECLARATION.name, "sums-files", DEFAULT_SUMS, "glob strings")
         self.sums_names, self.sums_paths = _split(sums)
         self.any_case = sums == DEFAULT_SUMS
         self.manifest_names, self.manifest_paths = _split(
-            _globs(config, "manifests", DEFAULT_MANIFESTS)
+            strings_option(config, DECLARATION.name, "manifests", DEFAULT_MANIFESTS, "glob strings")
         )
         sums_endings = _endings(self.sums_names, self.sums_paths)
         manifest_endings = _endings(self.manifest_names, self.manifest_paths)
@@ -192,7 +192,7 @@ class ProvenanceFamily(Family):
             return False
         if history.pointer is None or state.pointer is None:
             return history.line is not None and history.line == state.line
-        return history.pointer.rpartition("/")[0] == state.pointer.rpartition("/")[0]
+        return jp.parent(history.pointer) == jp.parent(state.pointer)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # Called for every commit of a range (every_commit): the module is imported at the first

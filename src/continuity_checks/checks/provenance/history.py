@@ -42,6 +42,7 @@ from continuity_checks.checks.provenance import listed, manifest, sums
 from continuity_checks.checks.provenance import rules as pv
 from continuity_checks.checks.provenance.listed import named
 from continuity_checks.core import core_rules as cc
+from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
 from continuity_checks.core.family import Change, CommitContext
@@ -93,7 +94,7 @@ class Listed:
     def exemption(self) -> tuple[str | None, str]:
         """Where and how an entry that pins nothing says so: the pointer to the manifest key
         that exempts it, and that key as written."""
-        artifact = self.pointer.rsplit("/", 1)[0] if self.pointer is not None else None
+        artifact = jp.parent(self.pointer) if self.pointer is not None else None
         if not self.stored:
             return _under(artifact, "in_repository"), '"in_repository": false'
         return _under(artifact, "role"), f"the role {quote(self.role)}"

@@ -149,8 +149,8 @@ def schema_findings(path: str, doc: strict_json.Document) -> list[Finding]:
         ]
     findings = []
     for error in schemas.validator(SCHEMA).errors(value):
-        parts = jp.split(error.pointer)
-        found: Any = jp.resolve(value, parts)
+        parts = jp.tokens(error.pointer)
+        found: Any = jp.value_or_none(value, error.pointer)
         # only the messages these patterns are for: another keyword's message quotes the
         # instance, and searching a huge one backtracks for seconds
         required = _REQUIRED.search(error.message) if error.keyword == "required" else None

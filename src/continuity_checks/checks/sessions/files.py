@@ -115,7 +115,7 @@ def check_meta(value: object, at: At, file: FileInput) -> list[Finding]:
     if "project_id" not in value:
         findings.append(at(ss.META_PROJECT, "", "expected the key project_id, found none"))
     for error in schemas.validator("openprogram-session-meta").errors(value):
-        parts = jp.split(error.pointer)
+        parts = jp.tokens(error.pointer)
         if not parts:
             continue  # head_id missing: reported above
         rule = _META_RULE.get(parts[0], ss.META_TITLE)
@@ -123,7 +123,7 @@ def check_meta(value: object, at: At, file: FileInput) -> list[Finding]:
         if len(parts) == 1:
             detail = show(found)
         else:
-            detail = f"{json_type(jp.resolve(value, parts))} at {error.pointer}"
+            detail = f"{json_type(jp.value_or_none(value, error.pointer))} at {error.pointer}"
         findings.append(
             at(
                 rule,
@@ -195,8 +195,8 @@ def _schema_findings(
 ) -> list[Finding]:
     findings = []
     for error in schemas.validator(schema).errors(value):
-        parts = jp.split(error.pointer)
-        found = jp.resolve(value, parts)
+        parts = jp.tokens(error.pointer)
+        found = jp.value_or_none(value, error.pointer)
         findings.append(
             at(
                 rule_of(parts, error.keyword),
@@ -460,7 +460,7 @@ def check_records(file: FileInput, max_depth: int) -> list[Finding]:
             findings.append(
                 ss.PROVENANCE.finding(
                     file.path,
-                    f"{error.message}; found {show(jp.resolve(record, jp.split(pointer)))}",
+                    f"{error.message}; found {show(jp.value_or_none(record, pointer))}",
                     line=line_no,
                     column=column,
                     pointer=pointer,

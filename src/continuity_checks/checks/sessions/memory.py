@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import re
 from typing import NamedTuple
@@ -28,6 +27,7 @@ from continuity_checks.core.display import quote as show_quote
 from continuity_checks.core.display import show
 from continuity_checks.core.family import Claimed
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.hashing import sha256_hex
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 MARKER = "<!-- openprogram-source-archive:v2 -->"
@@ -111,10 +111,11 @@ def scan(path: str, data: bytes) -> tuple[list[Frame], list[Finding]]:
         if source is None:
             return bad(i + 1, "expected <!-- source-id:<ref> --> after the anchor")
         ref = source[1]
-        if hashlib.sha256(ref.encode("utf-8")).hexdigest()[:16] != anchor[1]:
+        expected = sha256_hex(ref.encode("utf-8"))[:16]
+        if expected != anchor[1]:
             return bad(
                 start,
-                f"expected the anchor source-{hashlib.sha256(ref.encode()).hexdigest()[:16]} of "
+                f"expected the anchor source-{expected} of "
                 f"{show_quote(ref)}, found source-{anchor[1]}",
             )
         parts = ref.split("/")

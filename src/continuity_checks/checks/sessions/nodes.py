@@ -132,7 +132,7 @@ def _shape(value: dict[str, object], at: At, findings: list[Finding]) -> bool:
             at(ss.NODE_SHAPE, "", f"expected exactly the 11 Call keys; found {'; '.join(parts)}")
         )
     for error in validator.errors(value):
-        parts_ = jp.split(error.pointer)
+        parts_ = jp.tokens(error.pointer)
         if not parts_:
             continue  # missing or extra keys, reported above
         field = parts_[0]
@@ -148,7 +148,7 @@ def _shape(value: dict[str, object], at: At, findings: list[Finding]) -> bool:
             "reads": "a list of strings",
             "metadata": "an object",
         }.get(field, "a valid value")
-        found = value[field] if len(parts_) == 1 else jp.resolve(value, parts_)
+        found = value[field] if len(parts_) == 1 else jp.value_or_none(value, error.pointer)
         findings.append(at(rule, error.pointer, f"expected {expected}, found {show(found)}"))
     return False
 

@@ -5,7 +5,6 @@ directory that keeps the session, ``<state>/shadow-git/<first 16 hex of sha256(n
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from collections.abc import Callable
 
@@ -15,6 +14,7 @@ from continuity_checks.checks.sessions.nodes import Node
 from continuity_checks.checks.sessions.pathmap import PathMap, Unresolved
 from continuity_checks.core.display import quote, show
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.hashing import sha256_hex
 from continuity_checks.core.snapshot import Snapshot
 
 AGENT = "OpenProgram Agent <agent@openprogram.local>"
@@ -23,7 +23,7 @@ AGENT = "OpenProgram Agent <agent@openprogram.local>"
 def shadow_store(state: str, repo: str) -> str:
     """The root-relative directory of the shadow-git store of project ``repo`` (absolute, as
     stamped) in the state directory ``state``."""
-    digest = hashlib.sha256(posixpath.normpath(repo).encode("utf-8")).hexdigest()[:16]
+    digest = sha256_hex(posixpath.normpath(repo).encode("utf-8"))[:16]
     return f"{state}shadow-git/{digest}"
 
 

@@ -17,7 +17,14 @@ from continuity_checks.checks.working_state.settings import (
 )
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, CommitContext, Family, FileInput, options
+from continuity_checks.core.family import (
+    Claimed,
+    CommitContext,
+    Family,
+    FileInput,
+    options,
+    strings_option,
+)
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import Snapshot
@@ -35,12 +42,9 @@ DEFAULT_ENDINGS = (".projection.json", "-injection.raw.txt")
 class WorkingStateFamily(Family):
     def __init__(self, config: Config) -> None:
         table = options(config, DECLARATION)
-        projections = table.get("projections", list(DEFAULT_PROJECTIONS))
-        if not isinstance(projections, list) or not all(isinstance(g, str) for g in projections):
-            raise config.error(
-                "working-state.projections",
-                f"expected a list of glob strings, found {projections!r}",
-            )
+        projections = strings_option(
+            config, DECLARATION.name, "projections", DEFAULT_PROJECTIONS, "glob strings"
+        )
         self.projections = Globs(projections)
         warn = table.get("compress-warn-chars", DEFAULT_COMPRESS_WARN_CHARS)
         if not isinstance(warn, int) or isinstance(warn, bool) or warn <= 0:
@@ -50,7 +54,7 @@ class WorkingStateFamily(Family):
             )
         self.max_depth = config.max_depth
         self.settings = Settings(config.max_depth, warn)
-        self._endings = DEFAULT_ENDINGS if projections == list(DEFAULT_PROJECTIONS) else None
+        self._endings = DEFAULT_ENDINGS if projections == DEFAULT_PROJECTIONS else None
         self._dependents: Dependents | None = None  # history mode only, made on first use
         #: what the history checks read, made on their first use
         self._history_options: HistoryOptions | None = None

@@ -203,11 +203,11 @@ def _schema_findings(value: dict[str, Any], at: Report) -> bool:
         )
     seen: set[str] = set()
     for error in validator.errors(value):
-        parts = jp.split(error.pointer)
+        parts = jp.tokens(error.pointer)
         if not parts or error.pointer in seen:
             continue  # the object itself: its missing keys are reported above
         seen.add(error.pointer)
-        found = jp.resolve(value, parts)
+        found = jp.value_or_none(value, error.pointer)
         if parts[0] == "checkpoint_meta" and len(parts) > 1:
             key = parts[1]
             if error.keyword == "required":

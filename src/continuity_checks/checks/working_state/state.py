@@ -120,10 +120,10 @@ def state_hash(state: Mapping[str, Any]) -> str:
     """The ``state_hash`` DSH records for ``state``: SHA-256 of ``JSON.stringify`` (compact, keys
     in DSH's order, UTF-8) of :func:`hash_object`. Raises ``ValueError`` for a value JavaScript
     would not write as itself (see canonical_json)."""
-    from continuity_checks.core.hashing import sha256_bytes  # hashlib only where a hash is made
+    from continuity_checks.core.hashing import sha256_hex  # hashlib only where a hash is made
 
     text = canonical_json.dump_bytes(hash_object(state), key_order="insertion")
-    return sha256_bytes(text).hex
+    return sha256_hex(text)
 
 
 def pretty(value: object) -> str:

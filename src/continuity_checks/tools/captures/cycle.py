@@ -4,12 +4,11 @@ document, in the configured vocabulary, and the document restored from them byte
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
-from continuity_checks.checks.captures import layout, model
-from continuity_checks.core import hashing, schemas
+from continuity_checks.checks.captures import cycle_delta, layout, model
+from continuity_checks.core import hashing, pretty_json, schemas
 from continuity_checks.core.confined_files import ConfinedFiles
 from continuity_checks.tools.captures.results import (
     Raw,
@@ -33,7 +32,7 @@ def diff(
     refuse_output(out, settings)
     try:
         base_data = confined(base, settings).read(base)
-        base_value, base_sha = parse_json(base, base_data), hashing.sha256_bytes(base_data).hex
+        base_value, base_sha = parse_json(base, base_data), hashing.sha256_hex(base_data)
         current_value = load_json(current, settings)
     except (OSError, ValueError) as exc:
         return refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
@@ -52,14 +51,14 @@ def diff(
                 f"{base} ({'none there' if found is None else 'other bytes'}); nothing was "
                 "written",
             )
-    operations = model.diff(base_value, current_value, settings.delta_ops)
+    operations = cycle_delta.diff(base_value, current_value, settings.delta_ops)
     delta: dict[str, Any] = {
         "schema_version": model.SCHEMA_VERSION,
         "base_sha256": base_sha,
         "target_sha256": model.canonical_sha256(current_value),
         "operations": operations,
     }
-    text = (json.dumps(delta, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    text = pretty_json.dumps(delta).encode("utf-8")
     if out is None:
         return 0, delta
     unwritten = _write_out(confined(out, settings), out, text)
@@ -82,7 +81,7 @@ def apply(
     refuse_output(out, settings)
     try:
         base_data = confined(base, settings).read(base)
-        base_value, base_sha = parse_json(base, base_data), hashing.sha256_bytes(base_data).hex
+        base_value, base_sha = parse_json(base, base_data), hashing.sha256_hex(base_data)
         delta = load_json(delta_file, settings)
     except (OSError, ValueError) as exc:
         return refuse(mode, "INPUT_INVALID", f"expected two strict JSON files: {exc}")
@@ -100,13 +99,13 @@ def apply(
             f"expected a base hashing to {delta['base_sha256']}, found {base_sha}",
         )
     try:
-        restored = model.apply_delta(base_value, delta["operations"], settings.delta_ops)
-    except model.DeltaError as exc:
+        restored = cycle_delta.apply_delta(base_value, delta["operations"], settings.delta_ops)
+    except cycle_delta.DeltaError as exc:
         return refuse(
             mode, "OPERATION_INVALID", f"operation {exc.index}: {exc}", pointer=exc.pointer
         )
     data = model.canonical_bytes(restored)
-    target = hashing.sha256_bytes(data).hex
+    target = hashing.sha256_hex(data)
     if not hashing.same_digest(delta["target_sha256"], target):
         return refuse(
             mode,

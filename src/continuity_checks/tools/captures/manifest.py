@@ -3,11 +3,10 @@ pins another digest."""
 
 from __future__ import annotations
 
-import json
 import os
 
 from continuity_checks.checks.captures import layout, model
-from continuity_checks.core import hashing
+from continuity_checks.core import hashing, pretty_json
 from continuity_checks.tools.captures.checked import unchecked
 from continuity_checks.tools.captures.results import (
     Result,
@@ -68,7 +67,7 @@ def manifest(
     unread = unchecked(target)
     if unread is not None:
         return refuse(mode, "NOT_CHECKED", f"{target}: {unread}; nothing was written")
-    text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    text = pretty_json.dumps(record).encode("utf-8")
     result = {"ok": True, "mode": mode, "manifest": target, "capture_sha256": sha,
               "capture_bytes": found.size}  # fmt: skip
     try:

@@ -4,16 +4,16 @@ pages; a ``*.reader.json`` reference of a read written on request."""
 
 from __future__ import annotations
 
-import json
 import mmap
 import os
 import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from continuity_checks.checks.captures import layout, model
-from continuity_checks.checks.captures.model import ScanError
-from continuity_checks.core import hashing, schemas
+from continuity_checks.checks.captures import layout, model, scan
+from continuity_checks.checks.captures.scan import ScanError
+from continuity_checks.core import hashing, pretty_json, schemas
+from continuity_checks.core import pointer as jp
 from continuity_checks.core.confined_files import ConfinedFiles
 from continuity_checks.tools.captures.checked import unchecked
 from continuity_checks.tools.captures.results import (
@@ -152,8 +152,8 @@ def _request(
     invalid = []
     for pointer in select:
         try:
-            model.tokens(pointer)
-        except model.PointerError:
+            jp.tokens(pointer)
+        except jp.PointerError:
             invalid.append(pointer)
     if invalid:
         return _fail("POINTER_INVALID", "expected RFC 6901 pointers", pointers=invalid)
@@ -219,7 +219,7 @@ def _selected(
         values = select_values(files, capture_file, select)
     except (ScanError, OSError, RecursionError) as exc:
         return _fail("CAPTURE_UNREADABLE", f"cannot read {capture_file}: {exc}")
-    missing = [p for p, v in zip(select, values, strict=True) if v is model.MISSING]
+    missing = [p for p, v in zip(select, values, strict=True) if v is jp.MISSING]
     if missing:
         return _fail(
             "POINTER_MISSING",
@@ -337,7 +337,7 @@ def _write_reference(
         record["list_depth"] = list_depth
         words += ["--list", "--list-depth", str(list_depth)]
     record["command"] = shlex.join(words)
-    text = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
+    text = pretty_json.dumps(record).encode("utf-8")
     try:
         files.create(out, text)
     except FileExistsError:
@@ -359,11 +359,11 @@ _DROP_EVERY = 2 << 20  # bytes scanned between handing pages back to the kernel
 
 def select_values(files: ConfinedFiles, path: str, pointers: list[str]) -> list[Any]:
     """The values at ``pointers`` in the JSON file at ``path``, in order (:data:`MISSING` for
-    an absent one), found by :func:`model.select` over the mapped file. The pages the scanner
+    an absent one), found by :func:`scan.select` over the mapped file. The pages the scanner
     has passed are handed back to the kernel as it goes, so memory stays near the size of the
     selection, not of the capture. Raises ``ScanError``, ``PointerError`` or ``OSError``."""
     for pointer in pointers:
-        model.tokens(pointer)  # every pointer's syntax before any work
+        jp.tokens(pointer)  # every pointer's syntax before any work
     with files.opened(path) as (fd, size):
         if size == 0:
             raise ScanError("expected a JSON value, found an empty file")
@@ -379,4 +379,4 @@ def select_values(files: ConfinedFiles, path: str, pointers: list[str]) -> list[
             def restart() -> None:
                 released[0] = 0  # the next pointer starts from the root again
 
-            return model.select(data, pointers, release, restart)
+            return scan.select(data, pointers, release, restart)
