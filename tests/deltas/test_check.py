@@ -175,18 +175,3 @@ def test_split_map_raises_a_worker_error_in_the_parent() -> None:
     assert split_map(work, list(range(9)), 3) == [3, 12, 21]
     with pytest.raises(ValueError, match="item 9 is bad"):
         split_map(work, list(range(12)), 3)
-
-
-@pytest.mark.parametrize(
-    ("cpus", "load", "expected"), [(2, 0.0, 2), (2, 0.9, 2), (2, 1.2, 1), (2, 7.5, 1), (8, 3.4, 5)]
-)
-def test_the_default_jobs_are_the_idle_cpus(
-    monkeypatch: pytest.MonkeyPatch, cpus: int, load: float, expected: int
-) -> None:
-    """A busy runner gets one process: a second would only take time slices from the other
-    work, and splitting costs CPU of its own (docs/performance.md)."""
-    from continuity_checks.core import parallel
-
-    monkeypatch.setattr(parallel, "usable_cpus", lambda: cpus)
-    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
-    assert parallel.idle_cpus() == expected

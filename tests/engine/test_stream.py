@@ -21,7 +21,7 @@ from continuity_checks.checks.sessions import session
 from continuity_checks.core.config import Config, Ignore
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.globs import Globs
-from continuity_checks.core.workers import WorkerFailed
+from continuity_checks.core.parallel import WorkerFailed
 from continuity_checks.engine import file_mode
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"

@@ -380,7 +380,8 @@ def _one(
 
 
 class _Pool(Generic[T]):
-    """The threads of one :func:`sha256_many` call, each with its own buffer."""
+    """The threads of one :func:`sha256_many` call, each with its own buffer: the package's
+    one thread pool (every caller that hashes files side by side comes here)."""
 
     def __init__(
         self,

@@ -20,7 +20,7 @@ from continuity_checks.core.config import Config, apply_config
 from continuity_checks.core.family import Claimed, Family, FileInput, TreeCheck
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
-from continuity_checks.core.parallel import idle_cpus
+from continuity_checks.core.parallel import CAN_FORK, Workers, usable_cpus
 from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree
 from continuity_checks.engine import territory
 from continuity_checks.engine.discovery import Item, claimed, sources
@@ -29,7 +29,6 @@ from continuity_checks.engine.staged import check_staged
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline
     from continuity_checks.core.git.repository import Repository
-    from continuity_checks.core.workers import Workers
 
 #: Called as work proceeds: units done so far, and the total when it is known. The engine
 #: knows no terminal; the command line decides whether and how to show it.
@@ -59,8 +58,8 @@ def check(
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
     processes read and check the files, this one and ``jobs - 1`` workers (default: one per
-    idle CPU when the run has PARALLEL_FROM files or more, see
-    :func:`~continuity_checks.core.parallel.idle_cpus`).
+    usable CPU when the run has PARALLEL_FROM files or more, see
+    :func:`~continuity_checks.core.parallel.usable_cpus`).
     ``baseline``: the findings its ``check`` section knows are hidden and counted.
     ``progress`` is told the files handled as the run goes (their total only at the end).
 
@@ -170,19 +169,17 @@ def _run(
     # claimed files stays in this process
     ahead = [] if jobs == 1 else list(itertools.islice(items, PARALLEL_FROM))
     if jobs is None:
-        jobs = idle_cpus() if len(ahead) >= PARALLEL_FROM else 1
+        jobs = usable_cpus() if len(ahead) >= PARALLEL_FROM else 1
     elif jobs > 1:
         jobs = max(1, min(jobs, len(ahead)))
     ahead.reverse()  # popped from the end: each is dropped once handed on
     stream = _drained(ahead, items) if ahead else items
     trees = Trees(families, snapshot)
     files = FileChecks(families, snapshot, given)
-    if jobs == 1 or not hasattr(os, "fork"):
+    if jobs == 1 or not CAN_FORK:
         count = feed(stream, trees, files, None, progress)
         findings, unread = files.findings, set(files.unread)
     else:
-        from continuity_checks.core.workers import Workers  # not for the commit hook
-
         with Workers(jobs - 1, files.check, files.result) as workers:
             count = feed(stream, trees, files, Spread(files, workers, jobs), progress)
             findings, unread = files.findings, set(files.unread)

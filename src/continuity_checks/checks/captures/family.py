@@ -327,15 +327,13 @@ class _Hashed(Snapshot):
         super().__init__(inner.limit)
         self.inner = inner
         self.commit = inner.commit
-        from continuity_checks.core.parallel import usable_cpus
-
-        workers = min(len(paths), usable_cpus())
-        if workers > 1:
+        if len(paths) > 1:
             # imported here: most runs (the one-file commit hook) hash no capture at all
-            from concurrent.futures import ThreadPoolExecutor
+            from continuity_checks.core.parallel import usable_cpus
+            from continuity_checks.core.snapshot_digests import sha256_all
 
-            with ThreadPoolExecutor(workers) as pool:
-                self.digests = dict(zip(paths, pool.map(inner.sha256, paths), strict=True))
+            digests = sha256_all(inner, paths, workers=usable_cpus())
+            self.digests = dict(zip(paths, digests, strict=True))
         else:
             self.digests = {path: inner.sha256(path) for path in paths}
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from continuity_checks.core import hashing
 from continuity_checks.core.display import quote
 from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree, confine
+from continuity_checks.core.snapshot_digests import sha256_all
 
 
 @dataclass(frozen=True)
@@ -67,33 +68,11 @@ def read_otherwise(snapshot: Snapshot, listing: str, written: str, relative_to: 
     )
 
 
-class _Failed(Exception):
-    def __init__(self, unreadable: Unreadable) -> None:
-        super().__init__(unreadable.message)
-        self.unreadable = unreadable
-
-
 def hash_all(snapshot: Snapshot, paths: Sequence[str]) -> list[hashing.Digest | Unreadable]:
     """The SHA-256 of each root-relative path, in order, through the snapshot."""
     if not isinstance(snapshot, WorkTree) or len(paths) < 2:
         return [snapshot.sha256(path) for path in paths]
-
-    def hash_one(path: str, buffer: bytearray) -> hashing.Digest:
-        # WorkTree.sha256 streams through a buffer of its own; ours goes unused
-        found = snapshot.sha256(path)
-        if isinstance(found, Unreadable):
-            raise _Failed(found)
-        return found
-
-    results: list[hashing.Digest | Unreadable] = []
-    for result in hashing.sha256_many(paths, hash_one, buffer_size=1):
-        if isinstance(result, _Failed):
-            results.append(result.unreadable)
-        elif isinstance(result, Exception):  # a bug, not a file problem: do not hide it
-            raise result
-        else:
-            results.append(result)
-    return results
+    return sha256_all(snapshot, paths)
 
 
 PATH_QUOTE = 400
