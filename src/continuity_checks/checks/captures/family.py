@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 # inside check_file, check_tree and check_commit, the first time one runs
 # (tests/captures/test_check.py holds this).
 from continuity_checks.checks.captures import DECLARATION, layout
-from continuity_checks.core import symlinks
+from continuity_checks.core import strict_json, symlinks
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
     Claimed,
@@ -25,6 +25,7 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
+from continuity_checks.core.parallel import usable_cpus
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 if TYPE_CHECKING:
@@ -300,7 +301,6 @@ def _captures_of(todo: list[tuple[str, str, bytes]], snapshot: Snapshot) -> list
     """The captures the manifests and readers of ``todo`` name (only those that stay inside
     their directory and exist: the checks report the others)."""
     from continuity_checks.checks.captures import checker, model
-    from continuity_checks.core import strict_json
 
     found = []
     for path, kind, data in todo:
@@ -329,7 +329,6 @@ class _Hashed(Snapshot):
         self.commit = inner.commit
         if len(paths) > 1:
             # imported here: most runs (the one-file commit hook) hash no capture at all
-            from continuity_checks.core.parallel import usable_cpus
             from continuity_checks.core.snapshot_digests import sha256_all
 
             digests = sha256_all(inner, paths, workers=usable_cpus())
