@@ -12,7 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.git import CHECK_HOOK, LOCAL_HOOKS, GitRepo, delta, isolate_git, path_of
+from tests.helpers.git import (
+    CHECK_HOOK,
+    LOCAL_HOOKS,
+    GitRepo,
+    delta,
+    isolate_git,
+    path_of,
+    run_merged,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 A = path_of("2026-09-21T16-20-00p08-00--agent.json")
@@ -66,15 +74,8 @@ class Project:
         self.monkeypatch.setenv("GIT_COMMITTER_EMAIL", email)
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """``args`` in the project; git writes the hooks' output on stderr: both in stdout."""
-        return subprocess.run(
-            args,
-            cwd=self.repo.path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            check=False,
-        )
+        """``args`` in the project, the hooks' output (stderr) in stdout."""
+        return run_merged(self.repo.path, *args)
 
     def commit(self, files: dict[str, str], *options: str) -> subprocess.CompletedProcess[str]:
         self.repo.write(files)

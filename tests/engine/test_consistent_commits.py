@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.git import CHECK_HOOK, LOCAL_HOOKS, GitRepo, isolate_git
+from tests.helpers.git import CHECK_HOOK, LOCAL_HOOKS, GitRepo, isolate_git, run_merged
 
 REPO = Path(__file__).resolve().parents[2]
 STATE = "examples/working-state/.dsh/project/WORKING_STATE.json"
@@ -41,14 +41,8 @@ class Project:
         self.run(sys.executable, "-m", "pre_commit", "install")
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            args,
-            cwd=self.repo.path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            check=False,
-        )
+        """``args`` in the project, the hooks' output (stderr) in stdout."""
+        return run_merged(self.repo.path, *args)
 
     def text(self, path: str) -> str:
         return (self.repo.path / path).read_text(encoding="utf-8")

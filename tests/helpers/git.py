@@ -46,6 +46,13 @@ def isolate_git(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
             monkeypatch.delenv(name, raising=False)
 
 
+def run_merged(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``args`` in ``cwd``, stderr merged into stdout (git writes its hooks' output on stderr)."""
+    return subprocess.run(
+        args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False
+    )
+
+
 def delta(
     started: str = "2026-09-21T16:20:00+08:00",
     updated: str | None = None,
