@@ -3,6 +3,7 @@ Python that only opens and parses the same node files (the floor any checker of 
 
     python benchmarks/bench_sessions.py [DIR] [--sessions 1000] [--nodes 200] [--runs 3]
         [--jobs N] [--against OTHER/src]
+    python benchmarks/bench_sessions.py DIR --parts [engine,read,accepts,...] [--against SRC]
 
 Generates DIR with gen_sessions.py when it does not exist (without DIR: in a temporary
 directory, removed at the end, as `nox -s bench` runs it). The two commands run alternately,
@@ -11,12 +12,20 @@ system, the process and its children, from ``wait4``: steadier than wall time on
 machine) and the peak resident memory of each process, in one run of this script. With
 ``--against SRC`` the same check of another version of the code (its ``src`` directory, on
 ``PYTHONPATH``) runs in the same turns, and the paired ratios of the two are printed.
+
+With ``--parts``, what one node file costs, part by part, in instructions (valgrind callgrind,
+bytecode caches present): each part runs over every node file of DIR in its own process, and
+the same process without the part (set-up only: imports, the walk, reading and parsing every
+node file once) is subtracted; the rest is divided by the node files. ``plain`` is the loop
+above (the floor) and ``engine`` all of ``engine.check`` in one process (``--jobs 1``), each
+less the start-up alone (the imports); see :data:`PARTS` for the others.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -42,6 +51,126 @@ print(count, "node files parsed")
 """
 
 
+#: what ``--parts`` measures, each over every node file (or session) of DIR
+PARTS = {
+    "plain": "open and json.loads every node file (the loop above), start-up taken off",
+    "engine": "engine.check of the sessions family, one process, start-up taken off",
+    "claims": "the family's claims() on every path the walk yields",
+    "read": "WorkTree.read of every node file (confined, size-limited)",
+    "accepts": "strict_json.accepts of every node file (the strict parse)",
+    "node": "nodes.check of every parsed node (shape, name, single-node rules)",
+    "node-file": "nodefiles.check_node_file of every node file (parse and node)",
+    "check-file": "the family's check_file on every node file: node files and whole sessions",
+    "session": "session.check_session of each session, its node files checked already",
+    "dag": "dag.check_dag of each session's nodes",
+    "stream": "SessionsTree fed every claimed file, and its finish (registries)",
+}
+
+
+def run_part(root: Path, part: str) -> None:
+    """In the measured process: set up (imports, walk, every node file read and parsed once),
+    then run ``part`` over all of them (nothing more for ``setup``)."""
+    from continuity_checks import checks, engine
+    from continuity_checks.checks.sessions import dag, nodefiles, nodes, session, stream
+    from continuity_checks.core import config as config_files
+    from continuity_checks.core import strict_json
+    from continuity_checks.core.family import Claimed, FileInput
+    from continuity_checks.core.globs import Globs
+    from continuity_checks.core.snapshot import WorkTree
+
+    if part == "plain":
+        exec(PLAIN.replace("sys.argv[1]", repr(str(root))), {})
+    if part in ("start", "plain"):
+        return
+    config = config_files.load(root, checks.known(), None)
+    (family,) = checks.build(config, checks.selected(config, ("sessions",)))
+    if part == "engine":
+        engine.check(root, config, under=[""], jobs=1, only=("sessions",))
+        return
+    tree = WorkTree(root, config.max_file_bytes)
+    paths = list(engine.walk(root, Globs(config.exclude), "", []))
+    claimed = [Claimed(p, k) for p in paths if (k := family.claims(p)) is not None]
+    node_paths = [c.path for c in claimed if c.kind == "node"]
+    data = [tree.read(p) for p in node_paths]
+    values = [strict_json.accepts(d, config.max_depth)[1] for d in data]  # type: ignore[index,arg-type]
+    lookups = family._lookups_for(tree)
+    held: dict[str, dict[str, nodefiles.NodeFile]] = {}
+    for path, bytes_ in zip(node_paths, data, strict=True):
+        checked = nodefiles.check_node_file(path, bytes_, tree, config.max_depth)  # type: ignore[arg-type]
+        held.setdefault(path[: path.rindex("/") - len("history")], {})[path] = checked
+    if part == "setup":
+        return
+    if part == "claims":
+        for path in paths:
+            family.claims(path)
+    elif part == "read":
+        for path in node_paths:
+            tree.read(path)
+    elif part == "accepts":
+        for bytes_ in data:
+            strict_json.accepts(bytes_, config.max_depth)  # type: ignore[arg-type]
+    elif part == "node":
+        for path, value in zip(node_paths, values, strict=True):
+            nodes.check(path, value, nodefiles._unplaced(path), tree)
+    elif part == "node-file":
+        for path, bytes_ in zip(node_paths, data, strict=True):
+            nodefiles.check_node_file(path, bytes_, tree, config.max_depth)  # type: ignore[arg-type]
+    elif part == "check-file":
+        for path, bytes_ in zip(node_paths, data, strict=True):
+            family.check_file(FileInput(path, "node", bytes_, tree))  # type: ignore[arg-type]
+    elif part == "session":
+        for directory, checked in held.items():
+            session.check_session(lookups, directory, checked)
+    elif part == "dag":
+        for checked in held.values():
+            found = [c.node for c in checked.values() if c.node is not None]
+            dag.check_dag(found, [])
+    elif part == "stream":
+        stream.check_tree(lookups, claimed)
+    else:
+        raise SystemExit(f"unknown part {part!r}: expected some of {', '.join(PARTS)}")
+
+
+def instructions(src: Path, root: Path, part: str) -> int:
+    """The instructions of one process running ``part`` (after a run that writes the bytecode)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(src)
+    argv = [sys.executable, __file__, "--in-process", part, str(root)]
+    subprocess.run(argv, env=env, check=True)  # warm: bytecode caches
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        env=env,
+        capture_output=True,
+    )
+    found = re.search(rb"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
+    return int(found.group(1))
+
+
+def parts(args: argparse.Namespace) -> None:
+    """Instructions per node file of each part, for this version and ``--against``'s."""
+    root = args.directory.resolve()
+    sessions = root / ".openprogram" / "sessions"
+    count = sum(
+        len(os.listdir(sessions / sid / "history"))
+        for sid in os.listdir(sessions)
+        if (sessions / sid / "history").is_dir()
+    )
+    sources = [HERE.parent / "src", *([args.against.resolve()] if args.against else [])]
+    print(f"instructions per node file, {count} node files in {root}")
+    print(f"| part | {' | '.join(str(s) for s in sources)} |\n|---|{'---:|' * len(sources)}")
+    starts = {src: instructions(src, root, "start") for src in sources}
+    setups = {src: instructions(src, root, "setup") for src in sources}
+    for part in args.parts.split(","):
+        cells = []
+        for src in sources:
+            spent = instructions(src, root, part)
+            spent -= starts[src] if part in ("plain", "engine") else setups[src]
+            cells.append(f"{spent / count / 1000:,.1f} K")
+        print(f"| {part} | {' | '.join(cells)} |", flush=True)
+
+
 def run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system, children included) and peak RSS (KiB) of one
     run."""
@@ -61,6 +190,9 @@ def run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, f
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--in-process"]:
+        run_part(Path(sys.argv[3]).resolve(), sys.argv[2])
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory", type=Path, nargs="?")
     parser.add_argument("--sessions", type=int, default=1000)
@@ -68,7 +200,18 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", help="passed to continuity check (default: its own)")
     parser.add_argument("--against", type=Path, help="another version's src, run in turns")
+    parser.add_argument(
+        "--parts",
+        nargs="?",
+        const=",".join(PARTS),
+        help=f"instructions per node file of some of {','.join(PARTS)} (DIR must exist)",
+    )
     args = parser.parse_args()
+    if args.parts:
+        if args.directory is None or not args.directory.exists():
+            raise SystemExit("--parts needs a generated DIR")
+        parts(args)
+        return
     if args.directory is None:
         with tempfile.TemporaryDirectory() as scratch:
             args.directory = Path(scratch) / "state"
