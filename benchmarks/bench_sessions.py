@@ -92,11 +92,11 @@ def run_part(root: Path, part: str) -> None:
     claimed = [Claimed(p, k) for p in paths if (k := family.claims(p)) is not None]
     node_paths = [c.path for c in claimed if c.kind == "node"]
     data = [tree.read(p) for p in node_paths]
-    values = [strict_json.accepts(d, config.max_depth)[1] for d in data]  # type: ignore[index,arg-type]
+    values = [strict_json.accepts(d, config.max_depth)[1] for d in data]
     lookups = family._lookups_for(tree)
     held: dict[str, dict[str, nodefiles.NodeFile]] = {}
     for path, bytes_ in zip(node_paths, data, strict=True):
-        checked = nodefiles.check_node_file(path, bytes_, tree, config.max_depth)  # type: ignore[arg-type]
+        checked = nodefiles.check_node_file(path, bytes_, tree, config.max_depth)
         held.setdefault(path[: path.rindex("/") - len("history")], {})[path] = checked
     if part == "setup":
         return
@@ -108,16 +108,16 @@ def run_part(root: Path, part: str) -> None:
             tree.read(path)
     elif part == "accepts":
         for bytes_ in data:
-            strict_json.accepts(bytes_, config.max_depth)  # type: ignore[arg-type]
+            strict_json.accepts(bytes_, config.max_depth)
     elif part == "node":
         for path, value in zip(node_paths, values, strict=True):
             nodes.check(path, value, nodefiles._unplaced(path), tree)
     elif part == "node-file":
         for path, bytes_ in zip(node_paths, data, strict=True):
-            nodefiles.check_node_file(path, bytes_, tree, config.max_depth)  # type: ignore[arg-type]
+            nodefiles.check_node_file(path, bytes_, tree, config.max_depth)
     elif part == "check-file":
         for path, bytes_ in zip(node_paths, data, strict=True):
-            family.check_file(FileInput(path, "node", bytes_, tree))  # type: ignore[arg-type]
+            family.check_file(FileInput(path, "node", bytes_, tree))
     elif part == "session":
         for directory, checked in held.items():
             session.check_session(lookups, directory, checked)

@@ -77,30 +77,30 @@ def check(
     shape_ok = _shape(value, at, findings)
     if parsed is not None:
         seq_text, letter, node_id = parsed.groups()
-        if isinstance(value.get("seq"), int) and int(seq_text) != value["seq"]:
+        seq, role, found_id = value.get("seq"), value.get("role"), value.get("id")
+        if isinstance(seq, int) and int(seq_text) != seq:
             findings.append(
                 at(
                     ss.NODE_NAME,
                     "/seq",
-                    f"expected seq {int(seq_text)} (from the file name), "
-                    f"found {show(value['seq'])}",
+                    f"expected seq {int(seq_text)} (from the file name), found {show(seq)}",
                 )
             )
-        if isinstance(value.get("role"), str) and role_letter(value["role"]) != letter:
+        if isinstance(role, str) and role_letter(role) != letter:
             findings.append(
                 at(
                     ss.NODE_NAME,
                     "/role",
                     f"expected a role starting with {letter!r} (from the "
-                    f"file name), found {show(value['role'])}",
+                    f"file name), found {show(role)}",
                 )
             )
-        if isinstance(value.get("id"), str) and value["id"] != node_id:
+        if isinstance(found_id, str) and found_id != node_id:
             findings.append(
                 at(
                     ss.NODE_NAME,
                     "/id",
-                    f"expected id {quote(node_id)} (from the file name), found {show(value['id'])}",
+                    f"expected id {quote(node_id)} (from the file name), found {show(found_id)}",
                 )
             )
     if not shape_ok:
@@ -197,7 +197,8 @@ def _single(
         )
     if node.id == "ROOT":
         findings.extend(_root(value, metadata, at))
-    if node.tool_call and node.role == "code":
+    role = node.role
+    if node.tool_call and role == "code":
         call_id = metadata["tool_call_id"]
         if node.predecessor is not None:
             findings.append(
@@ -224,8 +225,8 @@ def _single(
                     f"expected a boolean, found {show(metadata.get('is_error'))}",
                 )
             )
-    status = metadata.get("status")
-    if node.role in ("llm", "code") and "status" in metadata:
+    if role in ("llm", "code") and "status" in metadata:
+        status = metadata["status"]
         if not isinstance(status, str) or status not in STATUSES:  # a list or object too
             findings.append(
                 at(
@@ -252,7 +253,7 @@ def _single(
                 f"{show(metadata['predecessor'])}",
             )
         )
-    if node.role == "llm" and "extra" in metadata:
+    if role == "llm" and "extra" in metadata:
         extra = metadata["extra"]
         ok = isinstance(extra, str)
         if ok:
