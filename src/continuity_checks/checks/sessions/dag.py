@@ -94,7 +94,7 @@ def _dangling(
 def _cycle_findings(by_id: dict[str, Node], findings: list[Finding]) -> None:
     """The predecessor chain and the caller chain each end."""
     for field in ("predecessor", "caller"):
-        edges = {n.id: getattr(n, field) for n in by_id.values() if getattr(n, field)}
+        edges = {n.id: edge for n in by_id.values() if (edge := getattr(n, field))}
         for cycle in _cycles(edges):
             start = min((by_id[i] for i in cycle), key=lambda n: (n.seq, n.path))
             loop = " -> ".join(quote(i, 30) for i in [*cycle, cycle[0]])
@@ -171,22 +171,23 @@ def _turn_shape(all_nodes: list[Node], by_id: dict[str, Node], findings: list[Fi
 
 
 def _cycles(edges: dict[str, str]) -> list[list[str]]:
-    """Each cycle of a graph where every node has at most one outgoing edge, once."""
-    done: set[str] = set()
+    """Each cycle of a graph where every node has at most one outgoing edge, once: in the order
+    of the walks from each node of ``edges`` that first reach it, starting where that walk
+    enters it."""
+    walk_of: dict[str, int] = {}  # each node reached, and the walk that reached it first
     cycles = []
-    for start in edges:
-        if start in done:
-            continue
-        order: dict[str, int] = {}
-        path: list[str] = []
-        node: str | None = start
-        while node is not None and node not in done and node not in order:
-            order[node] = len(path)
-            path.append(node)
-            node = edges.get(node)
-        if node is not None and node in order:
-            cycles.append(path[order[node] :])
-        done.update(path)
+    for walk, node in enumerate(edges):
+        current: str | None = node
+        while current is not None and current not in walk_of:
+            walk_of[current] = walk
+            current = edges.get(current)
+        if current is not None and walk_of[current] == walk:
+            cycle = [current]
+            following = edges[current]
+            while following != current:
+                cycle.append(following)
+                following = edges[following]
+            cycles.append(cycle)
     return cycles
 
 
