@@ -11,9 +11,10 @@ _V = TypeVar("_V", bound="Frozen")
 
 class Frozen:
     """A value whose attributes (``_fields``, in order: also its ``__slots__`` and the names of
-    its ``__init__``'s parameters) are set by ``__init__`` through :meth:`_set` and never
-    assigned after: assignment and deletion raise ``AttributeError``. Two values are equal when
-    they are of the same class with equal attributes."""
+    its ``__init__``'s parameters) are set by ``__init__`` (through :meth:`_set`, or
+    ``object.__setattr__`` itself) and never assigned after: assignment and deletion raise
+    ``AttributeError``. Two values are equal when they are of the same class with equal
+    attributes."""
 
     _fields: ClassVar[tuple[str, ...]] = ()
     __slots__ = ()
