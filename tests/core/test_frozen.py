@@ -16,8 +16,6 @@ from continuity_checks.core.shard import Shard
 from tests.conftest import REPO
 
 PACKAGE = REPO / "src" / "continuity_checks"
-#: the one module still on dataclasses: its classes change with its compiled reader
-ON_DATACLASSES = {"core/strict_json.py"}
 
 
 def _finding() -> Finding:
@@ -105,6 +103,6 @@ def test_no_module_makes_a_dataclass() -> None:
                 names = [node.module or ""]
             else:
                 continue
-            if "dataclasses" in names and module not in ON_DATACLASSES:
+            if "dataclasses" in names:
                 found.append(f"{module}:{node.lineno}")
     assert found == []
