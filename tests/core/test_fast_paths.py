@@ -18,7 +18,7 @@ from continuity_checks.core import strict_json
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, Family
 from continuity_checks.core.globs import Globs, translate
-from continuity_checks.core.snapshot import WorkTree
+from continuity_checks.core.snapshot import Unreadable, WorkTree, _normalised, confine
 from continuity_checks.engine.discovery import DirectoryClaims
 from tests.conftest import write_tree
 
@@ -270,3 +270,19 @@ def test_claims_by_directory_are_the_claims_of_every_family(paths: list[str]) ->
                 (i, kind) for i, f in enumerate(families) if (kind := f.claims(path)) is not None
             )
             assert by_directory.of(path) == every, path
+
+
+# --- confine: the test of a normal path against the normalisation by names -----------------------
+
+
+def _comparable(result: str | Unreadable) -> object:
+    return (result.rule.id, result.message) if isinstance(result, Unreadable) else result
+
+
+@given(st.lists(st.sampled_from(["a", "", ".", "..", "b.json", "c:", "d\\e", "f\0"]), max_size=5))
+@example(["", ""])  # "/"
+@example(["."])
+@example([])  # the root
+def test_confine_answers_as_the_normalisation_by_names(names: list[str]) -> None:
+    path = "/".join(names)
+    assert _comparable(confine(path)) == _comparable(_normalised(path))

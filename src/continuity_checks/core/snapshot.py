@@ -81,16 +81,22 @@ def confine(path: str) -> str | Unreadable:
     it is on Windows). Otherwise a backslash is a character of a name, as it is for git and
     for GNU ``sha256sum`` (``a\\b`` is one file). ``.`` and empty components are dropped
     (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
-    names = path.split("/")
+    framed = f"/{path}/"  # a name that is empty, "." or ".." lies between two "/" here
     if (
-        "" not in names
-        and "." not in names
-        and ".." not in names
+        "//" not in framed
+        and "/./" not in framed
+        and "/../" not in framed
         and "\0" not in path
         and "\\" not in path
         and path[1:2] != ":"
     ):
         return path  # already normal: the common case, without rebuilding it
+    return _normalised(path)
+
+
+def _normalised(path: str) -> str | Unreadable:
+    """:func:`confine` of any path, normal or not, by its names."""
+    names = path.split("/")
     if "\0" in path:
         return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path without a NUL")
     if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
@@ -270,7 +276,9 @@ class WorkTree(Snapshot):
         rel = confine(path)
         if isinstance(rel, Unreadable):
             return rel
-        if not self._dir_inside(rel.rpartition("/")[0]):
+        directory = rel.rpartition("/")[0]
+        # the cache's answer without a call (the common case: a directory met before)
+        if not (self._inside.get(directory) or self._dir_inside(directory)):
             return Unreadable(
                 path,
                 cc.UNREADABLE,
