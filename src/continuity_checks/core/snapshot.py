@@ -395,8 +395,7 @@ class WorkTree(Snapshot):
                 "expected a directory inside the checked root, found a symlink leading outside it",
             )
         try:
-            with os.scandir(os.path.join(self.root, rel)) as entries:
-                return sorted(entry.name for entry in entries)
+            return sorted(os.listdir(os.path.join(self.root, rel)))  # (no DirEntry each)
         except OSError as exc:
             return Unreadable(
                 directory or ".", cc.UNREADABLE, f"cannot list: {exc.strerror or exc}"
