@@ -12,10 +12,8 @@ message with positions masked), counted: a second occurrence is new.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from continuity_checks.core.config import Config, apply_config
@@ -43,14 +41,16 @@ SYMLINK = "120000"
 _REGULAR = ("100644", "100755")
 
 
-@dataclass
 class Left:
     """What a commit leaves: the errors new in its tree (``findings``, without a commit id) and
     the claimed paths that hold an error there (``broken``: not a good version, as
     :meth:`CommitState.good` judges one)."""
 
-    findings: list[Finding] = field(default_factory=list)
-    broken: set[str] = field(default_factory=set)
+    __slots__ = ("broken", "findings")
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.broken: set[str] = set()
 
 
 class CommitState:
@@ -160,7 +160,7 @@ class CommitState:
                 for family in families
             ):
                 continue
-            finding = dataclasses.replace(finding, commit=commit.sha)
+            finding = finding._replace(commit=commit.sha)
             out.append(rewrite_hint(finding, commit, pushed=pushed))
 
     def _items(
