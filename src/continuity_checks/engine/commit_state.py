@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from continuity_checks.core.config import Config, apply_config
@@ -43,14 +42,16 @@ SYMLINK = "120000"
 _REGULAR = ("100644", "100755")
 
 
-@dataclass
 class Left:
     """What a commit leaves: the errors new in its tree (``findings``, without a commit id) and
     the claimed paths that hold an error there (``broken``: not a good version, as
     :meth:`CommitState.good` judges one)."""
 
-    findings: list[Finding] = field(default_factory=list)
-    broken: set[str] = field(default_factory=set)
+    __slots__ = ("broken", "findings")
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.broken: set[str] = set()
 
 
 class CommitState:
@@ -107,8 +108,10 @@ class CommitState:
         new = [(c.path, c.new_blob, c.new_mode) for c in changes]
         items = self._items(after, new, edited)
         findings = self.check(after, items)
-        found = _errors(config, findings)
         left = Left()
+        if not findings:
+            return left  # the common case: nothing to weigh against the configuration
+        found = _errors(config, findings)
         if not found:
             return left
         left.broken = {f.path for f in found}
