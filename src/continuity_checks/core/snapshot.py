@@ -450,10 +450,14 @@ class CommitTree(Snapshot):
         known: Known | None = None,
         alike: Alike | None = None,
         index: Callable[[str], bool | None] | None = None,
+        directories: Collection[str] = (),
     ) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
+        #: directories this tree holds as trees, no symlink on the way (each holds a path the
+        #: commit adds or modifies): a look-up in one asks git for the path alone
+        self._directories = directories
         self._alike = alike  # what this tree and its parent's (or child's) answer alike
         #: whether this tree has an entry at a path, from the index (None: ask the tree)
         self._index = index
@@ -656,10 +660,13 @@ class CommitTree(Snapshot):
         rel = confine(path)
         if isinstance(rel, Unreadable) or self.commit is None:
             return False, False
-        names = rel.split("/")
-        if rel and rel.rpartition("/")[0] not in self._trees and "\n" not in rel:
+        parent = rel.rpartition("/")[0]
+        if rel and parent not in self._trees and "\n" not in rel:
+            if parent in self._directories:
+                return self._has_entry(rel), True  # no directory on the way to read
             # the directories on the way (small) and the path itself, in one round trip; the
             # path's answer is git's when each directory on the way is a directory, no symlink
+            names = rel.split("/")
             above = ["/".join(names[:i]) for i in range(len(names) - 1)]
             itself = [] if self._index is not None else [f"{self.commit}:{rel}"]
             self._objects.ask([*(self._spec(d) for d in above), *itself])
@@ -671,14 +678,19 @@ class CommitTree(Snapshot):
                 if entry[0] != _TREE:
                     break  # a symlink on the way: resolved below, as the work tree would
             else:
-                indexed = None if self._index is None else self._index(rel)
-                if indexed is None:
-                    indexed = self._objects.read_object(f"{self.commit}:{rel}") is not None
-                return indexed, True
+                return self._has_entry(rel), True
         found = self._resolve(path, follow_last=False)
         if isinstance(found, Unreadable):
             return False, False
         return True, found[0] == rel
+
+    def _has_entry(self, rel: str) -> bool:
+        """Whether git's tree has an entry at ``rel`` (no submodule), every directory on the
+        way being a directory: the index's answer, when this tree has one, else cat-file's."""
+        indexed = None if self._index is None else self._index(rel)
+        if indexed is None:
+            indexed = self._objects.read_object(f"{self.commit}:{rel}") is not None
+        return indexed
 
     def _spec(self, directory: str) -> str:
         return f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"

@@ -293,9 +293,11 @@ class _Trees:
             changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
             carried = self.known.after(commit.sha, parent, changes)
             alike = Alike(changes)
+            # a path the commit adds or modifies proves its directory a directory in its tree
+            holding = {p.rpartition("/")[0] for p, _, new_mode in changes if new_mode}
             made = (
                 CommitTree(repo, parent, limit, None, alike),
-                CommitTree(repo, commit.sha, limit, carried, alike),
+                CommitTree(repo, commit.sha, limit, carried, alike, None, holding),
             )
             self.at, self.made = commit.sha, made
         return made
