@@ -1,6 +1,6 @@
-"""The trees ``verify`` judges a commit by answer as trees read afresh: a look-up in a directory
-that holds a path the commit adds or modifies asks git for the path alone, without reading the
-directories on the way, and gives the same answer."""
+"""The trees ``verify`` judges a commit by answer as trees read afresh: a directory that holds a
+path the commit adds or modifies is one, and a look-up in it asks git for the path alone, without
+reading the directories on the way, with the same answers."""
 
 from __future__ import annotations
 
@@ -98,4 +98,5 @@ def test_a_look_up_beside_a_changed_path_reads_no_directory(
         [(commit, changes)] = list(git.walk(None, added))[1:]
         _, after = _Trees(git, LIMIT).of(commit, changes)
         assert after.exists("s/d/a.frozen.json") and not after.exists("s/d/b.frozen.json")
+        assert after.is_dir("s/d") and after.is_dir("s")
         assert not after._trees  # no directory read

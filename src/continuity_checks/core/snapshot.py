@@ -456,7 +456,8 @@ class CommitTree(Snapshot):
         self.commit = commit
         self._objects = objects
         #: directories this tree holds as trees, no symlink on the way (each holds a path the
-        #: commit adds or modifies): a look-up in one asks git for the path alone
+        #: commit adds or modifies): each is a directory, and a look-up in one asks git for the
+        #: path alone
         self._directories = directories
         self._alike = alike  # what this tree and its parent's (or child's) answer alike
         #: whether this tree has an entry at a path, from the index (None: ask the tree)
@@ -696,6 +697,8 @@ class CommitTree(Snapshot):
         return f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
 
     def is_dir(self, path: str) -> bool:
+        if path in self._directories:
+            return True
         known = self._dirs.get(path)
         if known is None:
             found = self._resolve(path)

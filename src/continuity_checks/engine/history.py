@@ -293,17 +293,28 @@ class _Trees:
             changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
             carried = self.known.after(commit.sha, parent, changes)
             alike = Alike(changes)
-            # a path the commit adds or modifies proves its directory a directory in its tree
-            holding = {p.rpartition("/")[0] for p, _, new_mode in changes if new_mode}
             made = (
                 CommitTree(repo, parent, limit, None, alike),
-                CommitTree(repo, commit.sha, limit, carried, alike, None, holding),
+                CommitTree(repo, commit.sha, limit, carried, alike, None, _holding(changes)),
             )
             self.at, self.made = commit.sha, made
         return made
 
     def others(self, commit: Commit) -> tuple[CommitTree, ...]:
         return tuple(CommitTree(self.repo, p, self.limit) for p in commit.parents[1:])
+
+
+def _holding(changes: Sequence[tuple[str, str, str]]) -> set[str]:
+    """The directories that hold a path the commit adds or modifies (``(path, old mode, new
+    mode)``): in its tree, each is a directory, and none lies under a symlink."""
+    found: set[str] = set()
+    for path, _, new_mode in changes:
+        if new_mode:
+            directory = path.rpartition("/")[0]
+            while directory and directory not in found:
+                found.add(directory)
+                directory = directory.rpartition("/")[0]
+    return found
 
 
 class Blobs:
