@@ -83,9 +83,9 @@ class HistoryChecks:
 
     def __init__(self, options: HistoryOptions) -> None:
         self.options = options
-        #: the versions of deltas this run has parsed, by blob id
         #: the versions parsed last, shared with the family's file check
         self.parsed = Parsed(options.max_depth)
+        #: the versions of deltas this run has parsed, by blob id
         self.versions = Versions(self.parsed)
         #: trailer values -> the paths they name (most commits repeat their predecessor's)
         self._names: dict[tuple[str, ...], frozenset[str]] = {}
