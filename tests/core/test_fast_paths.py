@@ -78,11 +78,28 @@ def test_the_fast_path_refuses_what_the_strict_one_refuses() -> None:
         assert _outcome(fast) == _outcome(strict)
 
 
-def test_compact_text_is_the_compact_encoding() -> None:
-    value = {"a": ['é\n"\\\x01', 1.5, -0.0, 10**30, None, True], "b": {}}
-    assert strict_json._compact_text(value) == json.dumps(
-        value, ensure_ascii=False, separators=(",", ":")
-    )
+_number_forms = st.sampled_from(["1e5", "1E5", "1.0", "1.50", "-0", "-0.0", "0", "10", "-1e-7",
+                                 "2.5E+3", "true", "false", "null", '"e"', '"-0"', '" "'])  # fmt: skip
+
+
+@given(_values, st.data())
+def test_the_compact_proof_is_the_compact_encoding(value: object, data: st.DataObject) -> None:
+    """``Document.compact`` against encoding the value and comparing: for the compact text,
+    its near-misses, and texts with other number forms put in."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return
+    candidates = _mutations(text)
+    form = data.draw(_number_forms)
+    candidates += [f"[{form}]", f'{{"a":{form},"b":[{form},{text}]}}', f"[{text}, {form}]"]
+    for candidate in candidates:
+        doc = strict_json.parse(candidate)
+        if isinstance(doc, strict_json.Problem):
+            continue
+        body = candidate[:-1] if candidate.endswith("\n") else candidate
+        expected = json.dumps(doc.value, ensure_ascii=False, separators=(",", ":")) == body
+        assert doc.compact == expected, candidate
 
 
 # --- globs: the literal tail test in front of the expression ------------------------------------

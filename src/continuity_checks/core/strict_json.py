@@ -18,10 +18,14 @@ Which to call for what:
 ``DEFAULT_MAX_FILE_BYTES``
 ==============================  =================================================================
 
-``load``, ``parse`` and ``accepts`` never raise for any input. The fast path is the standard
-library's C decoder with two hooks (duplicate keys, non-standard constants). Positions are only
-computed when a finding needs one: a small scanner walks the text once and maps every JSON
-Pointer to the offset where its value starts.
+``load``, ``parse`` and ``accepts`` never raise for any input. Two readers give one verdict:
+the compiled one (``jiter``, which refuses duplicate keys and non-standard constants itself) reads
+every file first, and the checks it does not make (depth, numbers beyond a double) follow only
+where the bytes could break them. Whatever it refuses goes to the Python reader (the standard
+library's C decoder with hooks for duplicate keys, constants and numbers), which decides and
+explains: the rule, the line and column, the pointer. Positions are only computed when a finding
+needs one: a small scanner walks the text once and maps every JSON Pointer to the offset where
+its value starts.
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ import bisect
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from json import encoder
+
+import jiter
 
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core import pointer as jp
@@ -122,39 +126,7 @@ _long_int_decoder = json.JSONDecoder(
 # the strict decoder's C scanner: one value from an index, with the hooks above
 _scan: Callable[[str, int], tuple[object, int]] = _decoder.scan_once  # type: ignore[attr-defined]
 _scan_long_ints: Callable[[str, int], tuple[object, int]] = _long_int_decoder.scan_once  # type: ignore[attr-defined]
-# the C scanner behind json.loads: one value from an index, no hooks
-_scan_once: Callable[[str, int], tuple[object, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def _compact_encoder() -> Callable[[object], str]:
-    """``_COMPACT.encode``, with the C encoder made once instead of at every call (what
-    ``JSONEncoder.encode`` does for a one-shot encoding: a third of its cost on a delta). The
-    same function with the same arguments as ``encode`` makes: the same text, and the same
-    ``ValueError`` for NaN and infinities (``allow_nan=False``). Without the C accelerator,
-    ``_COMPACT.encode`` itself."""
-    make = getattr(encoder, "c_make_encoder", None)
-    if make is None:  # pragma: no cover - an interpreter without _json
-        return _COMPACT.encode
-    # markers None: no cycle check, a parsed value has no cycles; default: a parsed value has
-    # only JSON types, so it is never called. The arguments are those JSONEncoder.iterencode
-    # passes (a private interface): an interpreter whose c_make_encoder takes others gets the
-    # public call, the same text at the old cost.
-    try:
-        chunks = make(
-            None, _COMPACT.default, encoder.encode_basestring, None, ":", ",", False, False, False
-        )
-    except TypeError:  # pragma: no cover - another interpreter's private signature
-        return _COMPACT.encode
-
-    def encode(value: object) -> str:
-        return "".join(chunks(value, 0))
-
-    return encode
-
-
-#: the compact encoding of a parsed value (``_COMPACT``); ValueError for NaN and infinities
-_compact_text = _compact_encoder()
 
 
 class Document:
@@ -162,18 +134,24 @@ class Document:
 
     ``first_line`` is the line of the text's first character in its file (JSONL records);
     ``compact`` says the text is the compact encoding of the value (``_COMPACT``), optionally
-    followed by one newline. Positions are computed on the first request.
+    followed by one newline (computed on the first request, as the positions are).
     """
 
-    __slots__ = ("_line_starts", "_positions", "compact", "first_line", "text", "value")
+    __slots__ = ("_compact", "_line_starts", "_positions", "first_line", "text", "value")
 
-    def __init__(self, text: str, value: object, first_line: int = 1, compact: bool = False):
+    def __init__(self, text: str, value: object, first_line: int = 1):
         self.text = text
         self.value = value
         self.first_line = first_line
-        self.compact = compact
+        self._compact: bool | None = None
         self._positions: dict[str, int] | None = None
         self._line_starts: list[int] | None = None
+
+    @property
+    def compact(self) -> bool:
+        if self._compact is None:
+            self._compact = _is_compact(self.text, self.value)
+        return self._compact
 
     def line_col(self, offset: int) -> tuple[int, int]:
         if self._line_starts is None:
@@ -188,21 +166,62 @@ class Document:
         return self.line_col(self._positions.get(jp.nearest(pointer, self._positions), 0))
 
 
+def _is_compact(text: str, value: object) -> bool:
+    """Whether ``text`` is the compact encoding of ``value`` (``_COMPACT``), optionally followed
+    by one newline. Without a backslash in the text every string in it is written as the
+    encoding writes it, so only what lies between the strings and the numbers can differ; the
+    rest (escapes, floats, ``-0``) is encoded and compared."""
+    body = text[:-1] if text.endswith("\n") else text
+    if "\\" in body:
+        return _COMPACT.encode(value) == body
+    between = "".join(body.split('"')[::2])  # with no escapes, every quote opens or closes
+    if " " in between or "\n" in between or "\t" in between or "\r" in between:
+        return False
+    # letters between strings: true, false, null and exponents (a float, as is a "." )
+    floats = "." in between or "E" in between
+    if floats or "-0" in between or between.count("e") != _literal_es(between):
+        return _COMPACT.encode(value) == body
+    return True
+
+
+def _literal_es(between: str) -> int:
+    """The number of e's that ``true`` and ``false`` put in ``between``."""
+    return between.count("true") + between.count("false")
+
+
 def located(rule: Rule, doc: Document, path: str, pointer: str, message: str) -> Finding:
     """A finding in the file ``path`` at the position of ``pointer`` in ``doc``."""
     line, column = doc.position(pointer)
     return rule.finding(path, message, line=line, column=column, pointer=pointer)
 
 
-@dataclass
 class Problem:
-    """Why bytes could not become a Document."""
+    """Why bytes could not become a Document: the rule they break and where."""
 
-    rule: Rule
-    message: str
-    line: int
-    column: int
-    pointer: str | None = None
+    __slots__ = ("column", "line", "message", "pointer", "rule")
+
+    def __init__(
+        self, rule: Rule, message: str, line: int, column: int, pointer: str | None = None
+    ) -> None:
+        self.rule = rule
+        self.message = message
+        self.line = line
+        self.column = column
+        self.pointer = pointer
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Problem):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as Document
+
+    def __repr__(self) -> str:
+        rule, message, line, column, pointer = self._fields()
+        return f"Problem({rule.id}, {message!r}, {line}, {column}, {pointer!r})"
+
+    def _fields(self) -> tuple[Rule, str, int, int, str | None]:
+        return self.rule, self.message, self.line, self.column, self.pointer
 
     def finding(self, path: str) -> Finding:
         return self.rule.finding(
@@ -220,6 +239,23 @@ def load(
     """Decode and parse ``data`` strictly. Never raises for any input. ``lone_surrogates``
     accepts an unpaired surrogate escape (``"\\ud83d"``) as JavaScript's ``JSON.parse`` does,
     for files whose writer is JavaScript (``JSON.stringify`` writes one so)."""
+    value = _compiled(data, max_depth)
+    if value is not _UNDECIDED:
+        return Document(data.decode("utf-8"), value, first_line)
+    return _load_strictly(
+        data, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
+    )
+
+
+def _load_strictly(
+    data: bytes,
+    *,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    first_line: int = 1,
+    lone_surrogates: bool = False,
+) -> Document | Problem:
+    """:func:`load` by the Python reader alone: the same answer for every input (the tests hold
+    them together), with the rule and the position of a refusal."""
     if data.startswith(_UTF8_BOM):
         return Problem(cc.BOM, "expected JSON text, found a UTF-8 byte order mark", first_line, 1)
     try:
@@ -234,7 +270,53 @@ def load(
             line,
             column,
         )
-    return parse(text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates)
+    return _parse_strictly(
+        text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
+    )
+
+
+# --- the compiled reader ----------------------------------------------------------------------
+
+_UNDECIDED = object()  # what _compiled gives when the Python reader must decide
+_LARGEST_PLAIN_INT = 2**1000  # below the largest double: an int under it is always finite
+
+
+def _compiled(data: bytes, max_depth: int) -> object:
+    """The value of ``data`` when the compiled reader accepts it and no rule it does not check
+    (depth, numbers beyond a double) refuses it; else ``_UNDECIDED``. It accepts no input the
+    Python reader refuses (the differential tests hold them together) and refuses some it
+    accepts (unpaired surrogate escapes, nesting deeper than its own limit)."""
+    try:
+        value = jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
+    except ValueError:
+        return _UNDECIDED
+    try:
+        if type(value) is dict or type(value) is list:
+            plain = max_depth >= 1 and _plain_members(value, max_depth - 1)
+        else:
+            plain = _plain_members([value], 0)
+    except RecursionError:  # nesting beyond the interpreter's limit: the Python reader says so
+        return _UNDECIDED
+    return value if plain else _UNDECIDED
+
+
+def _plain_members(node: dict[str, object] | list[object], depth_left: int) -> bool:
+    """Whether the members of ``node`` nest at most ``depth_left`` more levels and every number
+    among them is a finite float or an int well inside a double (jiter reads ``1e400`` as
+    infinity and a 400-digit integer as an int: the Python reader decides those)."""
+    for member in node.values() if type(node) is dict else node:
+        kind = type(member)
+        if kind is str:
+            continue
+        if kind is dict or kind is list:
+            if depth_left < 1 or not _plain_members(member, depth_left - 1):  # type: ignore[arg-type]
+                return False
+        elif kind is float:
+            if member in (_INF, -_INF):
+                return False
+        elif kind is int and not -_LARGEST_PLAIN_INT < member < _LARGEST_PLAIN_INT:  # type: ignore[operator]
+            return False
+    return True
 
 
 class _TooDeep(Exception):
@@ -281,8 +363,11 @@ def accepts(
     data: bytes, max_depth: int = DEFAULT_MAX_DEPTH, *, lone_surrogates: bool = False
 ) -> tuple[str, object] | None:
     """The text and value of ``data`` when :func:`load` would accept it, else None: the same
-    rules without positions, messages or the compact proof, for callers that only need to know
-    (history mode reads thousands of versions)."""
+    rules without positions or messages, for callers that only need to know (history mode
+    reads thousands of versions)."""
+    value = _compiled(data, max_depth)
+    if value is not _UNDECIDED:
+        return data.decode("utf-8"), value
     if data.startswith(_UTF8_BOM):
         return None
     try:
@@ -306,33 +391,13 @@ def parse(
     first_line: int = 1,
     lone_surrogates: bool = False,
 ) -> Document | Problem:
-    """Parse already decoded text strictly. Never raises for any input.
-
-    Fast path: when the text is exactly the compact encoding of what the C decoder read, it can
-    hold no duplicate key (the encoding would be shorter), no escape and no odd number form, so
-    the hooks of the strict decoder are not needed. Everything else takes the strict path.
-    """
-    if not _one_line(text):
-        # pretty-printed: cannot be the compact encoding, so the fast path is not tried (it
-        # would hold a second value and its encoding while the strict path runs: 3x the memory)
-        return _parse_strictly(
-            text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
-        )
+    """Parse already decoded text strictly. Never raises for any input."""
     try:
-        value, _ = _scan_once(text, 0)
-        # NaN, Infinity and numbers beyond a double (read as infinities) raise here
-        encoded = _compact_text(value)
-    except (StopIteration, ValueError, RecursionError):
-        pass  # the strict path below says what is wrong, and where
-    else:
-        size = len(encoded)
-        # the text is the encoding, optionally followed by one newline
-        if text.startswith(encoded) and (
-            size == len(text) or (size == len(text) - 1 and text[size] == "\n")
-        ):
-            huge = size >= _DOUBLE_DIGITS and _long_digit_run(text)
-            if not huge and text.count("[") + text.count("{") <= max_depth:
-                return Document(text, value, first_line, True)
+        value = _compiled(text.encode("utf-8"), max_depth)
+    except UnicodeEncodeError:  # a surrogate in the text: the Python reader says where
+        value = _UNDECIDED
+    if value is not _UNDECIDED:
+        return Document(text, value, first_line)
     return _parse_strictly(
         text, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
     )
@@ -351,7 +416,7 @@ def _parse_strictly(
     first_line: int = 1,
     lone_surrogates: bool = False,
 ) -> Document | Problem:
-    """:func:`parse` without its fast path: the strict decoder's hooks on every object and
+    """:func:`parse` by the Python reader alone: the strict decoder's hooks on every object and
     number. The same answer as :func:`parse` for every text (the tests hold them together)."""
     doc = Document(text, None, first_line)
     try:
@@ -407,9 +472,6 @@ def _parse_strictly(
             column,
             exc.pointer,
         )
-    if _one_line(text):  # else it cannot be the compact encoding: not encoded to compare
-        encoded = _compact_text(doc.value)
-        doc.compact = encoded == text or (text.endswith("\n") and encoded == text[:-1])
     return doc
 
 
@@ -488,22 +550,37 @@ _TOKEN = re.compile(
 )
 
 
-@dataclass
 class _ScanResult:
-    positions: dict[str, int]
-    duplicate_pointer: str | None = None
-    duplicate_offset: int = -1
-    constant_pointer: str | None = None
-    constant_offset: int = -1
+    """What the position scanner found: each pointer's offset, the first duplicate key and the
+    first non-standard number (pointer and offset; None and -1 when there is none)."""
+
+    __slots__ = (
+        "constant_offset",
+        "constant_pointer",
+        "duplicate_offset",
+        "duplicate_pointer",
+        "positions",
+    )
+
+    def __init__(self) -> None:
+        self.positions: dict[str, int] = {}
+        self.duplicate_pointer: str | None = None
+        self.duplicate_offset = -1
+        self.constant_pointer: str | None = None
+        self.constant_offset = -1
 
 
-@dataclass
 class _Frame:
-    pointer: str
-    is_object: bool
-    keys: set[str] = field(default_factory=set)
-    index: int = 0
-    key: str | None = None
+    """An open object or array of the position scanner."""
+
+    __slots__ = ("index", "is_object", "key", "keys", "pointer")
+
+    def __init__(self, pointer: str, is_object: bool) -> None:
+        self.pointer = pointer
+        self.is_object = is_object
+        self.keys: set[str] = set()
+        self.index = 0
+        self.key: str | None = None
 
 
 def _overflows(token: str) -> bool:
@@ -517,7 +594,7 @@ def _scan_positions(text: str) -> _ScanResult:
     """Map each JSON Pointer to the offset of its value; note the first duplicate key and the
     first NaN/Infinity (or a number too large for a double). Tolerant: stops quietly at text
     that is not JSON."""
-    result = _ScanResult({})
+    result = _ScanResult()
     stack: list[_Frame] = []
     pos = 0
     expect_key = False
