@@ -24,6 +24,8 @@ PROBES = [
     "s/d/sub/z.json",
     "s/d",
     "s/e/x.json",
+    "s/e",
+    "s",
     "s/link/x.json",
     "s/link",
     "s/f",

@@ -450,15 +450,10 @@ class CommitTree(Snapshot):
         known: Known | None = None,
         alike: Alike | None = None,
         index: Callable[[str], bool | None] | None = None,
-        directories: Collection[str] = (),
     ) -> None:
         super().__init__(limit)
         self.commit = commit
         self._objects = objects
-        #: directories this tree holds as trees, no symlink on the way (each holds a path the
-        #: commit adds or modifies): each is a directory, and a look-up in one asks git for the
-        #: path alone
-        self._directories = directories
         self._alike = alike  # what this tree and its parent's (or child's) answer alike
         #: whether this tree has an entry at a path, from the index (None: ask the tree)
         self._index = index
@@ -661,14 +656,12 @@ class CommitTree(Snapshot):
         rel = confine(path)
         if isinstance(rel, Unreadable) or self.commit is None:
             return False, False
-        parent = rel.rpartition("/")[0]
-        if rel and parent not in self._trees and "\n" not in rel:
-            if parent in self._directories:
-                return self._has_entry(rel), True  # no directory on the way to read
-            # the directories on the way (small) and the path itself, in one round trip; the
-            # path's answer is git's when each directory on the way is a directory, no symlink
-            names = rel.split("/")
-            above = ["/".join(names[:i]) for i in range(len(names) - 1)]
+        names = rel.split("/")
+        if rel and rel.rpartition("/")[0] not in self._trees and "\n" not in rel:
+            # the directories on the way (none when is_dir knows the path's directory) and the
+            # path, in one round trip: git answers when each one is a directory, no symlink
+            depth = 0 if self._dirs.get(rel.rpartition("/")[0]) else len(names) - 1
+            above = ["/".join(names[:i]) for i in range(depth)]
             itself = [] if self._index is not None else [f"{self.commit}:{rel}"]
             self._objects.ask([*(self._spec(d) for d in above), *itself])
             for directory, name in zip(above, names, strict=False):
@@ -679,26 +672,19 @@ class CommitTree(Snapshot):
                 if entry[0] != _TREE:
                     break  # a symlink on the way: resolved below, as the work tree would
             else:
-                return self._has_entry(rel), True
+                indexed = None if self._index is None else self._index(rel)
+                if indexed is None:
+                    indexed = self._objects.read_object(f"{self.commit}:{rel}") is not None
+                return indexed, True
         found = self._resolve(path, follow_last=False)
         if isinstance(found, Unreadable):
             return False, False
         return True, found[0] == rel
 
-    def _has_entry(self, rel: str) -> bool:
-        """Whether git's tree has an entry at ``rel`` (no submodule), every directory on the
-        way being a directory: the index's answer, when this tree has one, else cat-file's."""
-        indexed = None if self._index is None else self._index(rel)
-        if indexed is None:
-            indexed = self._objects.read_object(f"{self.commit}:{rel}") is not None
-        return indexed
-
     def _spec(self, directory: str) -> str:
         return f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
 
     def is_dir(self, path: str) -> bool:
-        if path in self._directories:
-            return True
         known = self._dirs.get(path)
         if known is None:
             found = self._resolve(path)

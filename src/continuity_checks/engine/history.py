@@ -292,10 +292,12 @@ class _Trees:
             parent = commit.parents[0] if commit.parents else None
             changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
             carried = self.known.after(commit.sha, parent, changes)
+            # what the commit adds or modifies is in directories of its tree, none a symlink
+            carried.dirs.update(dict.fromkeys(_holding(changes), True))
             alike = Alike(changes)
             made = (
                 CommitTree(repo, parent, limit, None, alike),
-                CommitTree(repo, commit.sha, limit, carried, alike, None, _holding(changes)),
+                CommitTree(repo, commit.sha, limit, carried, alike),
             )
             self.at, self.made = commit.sha, made
         return made
