@@ -5,7 +5,6 @@ history module that takes an options object."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -127,11 +126,9 @@ def test_history_takes_an_options_object() -> None:
     module."""
     from continuity_checks.checks.sessions.history import History, HistoryOptions
 
-    assert dataclasses.is_dataclass(HistoryOptions)
-    assert HistoryOptions.__dataclass_params__.frozen  # type: ignore[attr-defined]
     history = History(HistoryOptions(max_depth=7))
     assert history.options.max_depth == 7
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         history.options.max_depth = 8  # type: ignore[misc]
     imported: list[str] = []
     for node in ast.walk(_tree(PACKAGE / "history.py")):

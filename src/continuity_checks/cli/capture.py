@@ -13,6 +13,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
+from continuity_checks.checks.captures import layout
 from continuity_checks.cli.args import (
     at_least,
     directory,
@@ -159,7 +160,7 @@ def _run(args: argparse.Namespace) -> tuple[int, Any]:
     modes.update(manifest="capture-manifest", diff="capture-diff", apply="capture-apply")
     where = args.directory if args.command == "manifest" else "."
     settings = checked.configured(modes[args.command], where)
-    if isinstance(settings, tuple):  # a bad configuration: the refusal
+    if not isinstance(settings, layout.Settings):  # a bad configuration: the refusal
         return settings
     if args.command == "manifest":
         return manifest.manifest(args.directory, args.name, args.digest, settings)

@@ -12,12 +12,12 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from continuity_checks.core import pretty_json
 from continuity_checks.core.findings import Finding, Report, escaped
+from continuity_checks.core.frozen import Frozen
 
 if TYPE_CHECKING:
     from continuity_checks.core.git.repository import Base, Repository
@@ -68,10 +68,11 @@ def fingerprint(finding: Finding) -> str:
     return sha256_hex(data)
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(Frozen):
     """One fingerprint and how many findings of a run carried it."""
 
+    _fields = ("fingerprint", "rule", "path", "pointer", "commit", "count", "message")
+    __slots__ = _fields
     fingerprint: str
     rule: str
     path: str
@@ -79,6 +80,18 @@ class Entry:
     commit: str | None
     count: int
     message: str
+
+    def __init__(
+        self,
+        fingerprint: str,
+        rule: str,
+        path: str,
+        pointer: str | None,
+        commit: str | None,
+        count: int,
+        message: str,
+    ) -> None:
+        self._set(fingerprint, rule, path, pointer, commit, count, message)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -92,19 +105,24 @@ class Entry:
         }
 
 
-@dataclass(frozen=True)
-class Baseline:
+class Baseline(Frozen):
     """The entries of each section (``check``, ``verify``), and where they were read."""
 
+    _fields = ("source", "sections")
+    __slots__ = _fields
     source: str
-    sections: Mapping[str, tuple[Entry, ...]] = field(default_factory=dict)
+    sections: Mapping[str, tuple[Entry, ...]]
+
+    def __init__(
+        self, source: str, sections: Mapping[str, tuple[Entry, ...]] | None = None
+    ) -> None:
+        self._set(source, {} if sections is None else sections)
 
     def entries(self, section: str) -> tuple[Entry, ...]:
         return self.sections.get(section, ())
 
 
-@dataclass(frozen=True)
-class BaselineSource:
+class BaselineSource(NamedTuple):
     """Where ``verify`` reads its baseline: ``path`` in the work tree, or, with ``at_base``,
     the :data:`FILE_NAME` at the top of the range's base commit (like the configuration: a
     commit of the range cannot hide its own findings by listing them). A range without a base

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -40,18 +39,46 @@ class Ignore(NamedTuple):
     reason: str
 
 
-@dataclass
 class Config:
-    source: str = "defaults"
-    families: tuple[str, ...] | None = None
-    exclude: tuple[str, ...] = ()
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-    max_depth: int = DEFAULT_MAX_DEPTH
-    max_findings_per_file: int = DEFAULT_MAX_FINDINGS_PER_FILE
-    max_findings: int = DEFAULT_MAX_FINDINGS
-    severity: dict[str, Severity | None] = field(default_factory=dict)
-    ignores: tuple[Ignore, ...] = ()
-    options: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    """One run's configuration: where it came from (``source``), what it chooses and limits,
+    per-rule severities (None: off), ``[[ignore]]`` entries and each family's table."""
+
+    __slots__ = (
+        "exclude",
+        "families",
+        "ignores",
+        "max_depth",
+        "max_file_bytes",
+        "max_findings",
+        "max_findings_per_file",
+        "options",
+        "severity",
+        "source",
+    )
+
+    def __init__(
+        self,
+        source: str = "defaults",
+        families: tuple[str, ...] | None = None,
+        exclude: tuple[str, ...] = (),
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_findings_per_file: int = DEFAULT_MAX_FINDINGS_PER_FILE,
+        max_findings: int = DEFAULT_MAX_FINDINGS,
+        severity: dict[str, Severity | None] | None = None,
+        ignores: tuple[Ignore, ...] = (),
+        options: dict[str, Mapping[str, Any]] | None = None,
+    ) -> None:
+        self.source = source
+        self.families = families
+        self.exclude = exclude
+        self.max_file_bytes = max_file_bytes
+        self.max_depth = max_depth
+        self.max_findings_per_file = max_findings_per_file
+        self.max_findings = max_findings
+        self.severity: dict[str, Severity | None] = {} if severity is None else severity
+        self.ignores = ignores
+        self.options: dict[str, Mapping[str, Any]] = {} if options is None else options
 
     def family_options(self, name: str) -> Mapping[str, Any]:
         return self.options.get(name, {})
@@ -161,8 +188,7 @@ def from_files(files: Mapping[str, bytes], label: str, known: Known) -> Config:
     return Config(source=f"{label} (no configuration)")
 
 
-@dataclass(frozen=True)
-class Known:
+class Known(NamedTuple):
     """What a configuration may name: the families of this version and its rule ids (asked
     only for the ids a configuration overrides). Given by the caller: core knows no family."""
 

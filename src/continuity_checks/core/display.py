@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 
-from continuity_checks.core.canonical_json import format_string
-
 QUOTE_LIMIT = 80  # characters of a quoted value, the ellipsis included
 
 _NAMES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
@@ -29,9 +27,14 @@ def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
     encoded only as far as the bound needs (a 4 MiB array costs no more than a short one)."""
     if isinstance(value, (dict, list)):
         return json_type(value)
-    # a string as JSON.stringify writes it: a lone surrogate (WS120) as its \\udXXX escape,
-    # never raw, which no report could encode
-    text = format_string(value) if isinstance(value, str) else json.dumps(value)
+    if isinstance(value, str):
+        # a string as JSON.stringify writes it: a lone surrogate (WS120) as its \\udXXX escape,
+        # never raw, which no report could encode
+        from continuity_checks.core.canonical_json import format_string
+
+        text = format_string(value)
+    else:
+        text = json.dumps(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

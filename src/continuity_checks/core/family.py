@@ -13,11 +13,11 @@ itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from continuity_checks.core.config import Config, strings
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.git.log import FIELDS
 from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
 
@@ -51,8 +51,7 @@ class Command:
         return f"Command({self.name!r}, {self.target!r}, {self.help!r})"
 
 
-@dataclass(frozen=True)
-class Declaration:
+class Declaration(Frozen):
     """Everything the rest of the program knows about a family without importing it.
 
     ``name`` is the ``--family`` value and the name of the family's configuration table;
@@ -68,6 +67,23 @@ class Declaration:
     core commands.
     """
 
+    _fields = (
+        "name",
+        "family",
+        "rules",
+        "prefix",
+        "summary",
+        "files",
+        "hook_id",
+        "options",
+        "fields",
+        "trailers",
+        "every_commit",
+        "gitlinks",
+        "history_state",
+        "commands",
+    )
+    __slots__ = _fields
     name: str
     family: str
     rules: str
@@ -75,26 +91,58 @@ class Declaration:
     summary: str
     files: str
     hook_id: str
-    options: tuple[str, ...] = ()
-    fields: frozenset[str] = frozenset()
-    trailers: tuple[str, ...] = ()
-    every_commit: bool = False
-    gitlinks: bool = False
-    history_state: bool = False
-    commands: tuple[Command, ...] = ()
+    options: tuple[str, ...]
+    fields: frozenset[str]
+    trailers: tuple[str, ...]
+    every_commit: bool
+    gitlinks: bool
+    history_state: bool
+    commands: tuple[Command, ...]
 
-    def __post_init__(self) -> None:
-        unknown = self.fields - COMMIT_FIELDS
+    def __init__(
+        self,
+        name: str,
+        family: str,
+        rules: str,
+        prefix: str,
+        summary: str,
+        files: str,
+        hook_id: str,
+        options: tuple[str, ...] = (),
+        fields: frozenset[str] = frozenset(),
+        trailers: tuple[str, ...] = (),
+        every_commit: bool = False,
+        gitlinks: bool = False,
+        history_state: bool = False,
+        commands: tuple[Command, ...] = (),
+    ) -> None:
+        unknown = fields - COMMIT_FIELDS
         if unknown:
-            raise ValueError(f"{self.name}: unknown commit fields {sorted(unknown)}")
-        if not (len(self.prefix) == 2 and self.prefix.isupper()):
-            raise ValueError(f"{self.name}: a rule prefix is two capital letters")
-        for command in self.commands:
+            raise ValueError(f"{name}: unknown commit fields {sorted(unknown)}")
+        if not (len(prefix) == 2 and prefix.isupper()):
+            raise ValueError(f"{name}: a rule prefix is two capital letters")
+        for command in commands:
             module, colon, function = command.target.partition(":")
             if not (module and colon and function):
                 raise ValueError(
-                    f"{self.name}: the target of command {command.name!r} is not 'module:function'"
+                    f"{name}: the target of command {command.name!r} is not 'module:function'"
                 )
+        self._set(
+            name,
+            family,
+            rules,
+            prefix,
+            summary,
+            files,
+            hook_id,
+            options,
+            fields,
+            trailers,
+            every_commit,
+            gitlinks,
+            history_state,
+            commands,
+        )
 
 
 class FileInput(NamedTuple):
@@ -114,7 +162,6 @@ class Claimed(NamedTuple):
     kind: str
 
 
-@dataclass
 class Change:
     """One claimed path that a commit added (``A``), modified (``M``) or deleted (``D``).
 
@@ -123,18 +170,31 @@ class Change:
     ``limits.max-file-bytes``: it is not read, and the engine reports CC008 for it. The old
     version is the path's last good one (see ``docs/history-checks.md``): when the parent's was
     not good (an error, a deletion, a symlink), an earlier one, so a re-add can be ``M``, and a
-    commit that puts the last good bytes back is an ``M`` whose two blobs are the same.
+    commit that puts the last good bytes back is an ``M`` whose two blobs are the same. Two
+    changes are equal when all but their reader are.
     """
 
-    path: str
-    kind: str
-    status: str
-    old_blob: str | None
-    new_blob: str | None
-    _read: Callable[[str], bytes | None] = field(repr=False, compare=False)
-    #: git's mode of the new version (``100644``, ``120000`` for a symlink); "" when deleted or
-    #: not known
-    new_mode: str = ""
+    __slots__ = ("_read", "kind", "new_blob", "new_mode", "old_blob", "path", "status")
+
+    def __init__(
+        self,
+        path: str,
+        kind: str,
+        status: str,
+        old_blob: str | None,
+        new_blob: str | None,
+        _read: Callable[[str], bytes | None],
+        new_mode: str = "",
+    ) -> None:
+        self.path = path
+        self.kind = kind
+        self.status = status
+        self.old_blob = old_blob
+        self.new_blob = new_blob
+        self._read = _read
+        #: git's mode of the new version (``100644``, ``120000`` for a symlink); "" when
+        #: deleted or not known
+        self.new_mode = new_mode
 
     def old(self) -> bytes | None:
         return None if self.old_blob is None else self._read(self.old_blob)
@@ -142,26 +202,64 @@ class Change:
     def new(self) -> bytes | None:
         return None if self.new_blob is None else self._read(self.new_blob)
 
+    def judged_as(self, status: str, old_blob: str | None) -> Change:
+        """This change with another status and old version (the same new version)."""
+        return Change(
+            self.path, self.kind, status, old_blob, self.new_blob, self._read, self.new_mode
+        )
 
-@dataclass
+    def _values(self) -> tuple[str, str, str, str | None, str | None, str]:
+        return (self.path, self.kind, self.status, self.old_blob, self.new_blob, self.new_mode)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Change:
+            return NotImplemented
+        assert isinstance(other, Change)
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: never a key
+
+    def __repr__(self) -> str:
+        path, kind, status, old_blob, new_blob, new_mode = self._values()
+        return (
+            f"Change(path={path!r}, kind={kind!r}, status={status!r}, old_blob={old_blob!r}, "
+            f"new_blob={new_blob!r}, new_mode={new_mode!r})"
+        )
+
+
 class CommitContext:
     """Everything a family sees of one commit: its claimed changes, all at once (a family can
     pair a deletion with an addition: a freeze is ``D X.json`` + ``A X.frozen.json``), and the
     trees on both sides — ``after`` the commit's, ``before`` its first parent's (empty for a root
     commit) — for anything else it needs to read at that point of history."""
 
-    commit: Commit
-    changes: list[Change]
-    before: Snapshot
-    after: Snapshot
-    #: every path the commit changes, claimed by any family or by none (path, status, blob ids,
-    #: modes): for a family whose files pin others (a SHA256SUMS lists artifacts it does not
-    #: claim) and must see when one of those changes
-    paths: Sequence[RawChange] = ()
-    #: the trees of a merge's other parents (empty for any other commit): whether a change the
-    #: merge shows against its first parent was brought in from a side (some other parent has
-    #: the same version) or made by the merge itself
-    others: Sequence[Snapshot] = ()
+    __slots__ = ("after", "before", "changes", "commit", "others", "paths")
+
+    def __init__(
+        self,
+        commit: Commit,
+        changes: list[Change],
+        before: Snapshot,
+        after: Snapshot,
+        paths: Sequence[RawChange] = (),
+        others: Sequence[Snapshot] = (),
+    ) -> None:
+        self.commit = commit
+        self.changes = changes
+        self.before = before
+        self.after = after
+        #: every path the commit changes, claimed by any family or by none (path, status, blob
+        #: ids, modes): for a family whose files pin others (a SHA256SUMS lists artifacts it
+        #: does not claim) and must see when one of those changes
+        self.paths = paths
+        #: the trees of a merge's other parents (empty for any other commit): whether a change
+        #: the merge shows against its first parent was brought in from a side (some other
+        #: parent has the same version) or made by the merge itself
+        self.others = others
+
+    def with_changes(self, changes: list[Change]) -> CommitContext:
+        """This commit's context with other claimed changes."""
+        return CommitContext(self.commit, changes, self.before, self.after, self.paths, self.others)
 
 
 #: Where files came from, for a family that asked (``finish_commits``): for each path given, the

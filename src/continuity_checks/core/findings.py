@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from enum import Enum
+
+from continuity_checks.core.frozen import Frozen
 
 
 class Severity(str, Enum):
@@ -12,9 +13,9 @@ class Severity(str, Enum):
     WARNING = "warning"
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One problem at one place.
+class Finding(Frozen):
+    """One problem at one place (a value: compared, hashed and never changed; a changed copy is
+    :meth:`_replace`'s).
 
     ``path`` is relative to the checked root with ``/`` separators; ``line`` and ``column`` are
     1-based where the parser can tell; ``pointer`` is an RFC 6901 pointer into the JSON document;
@@ -24,16 +25,55 @@ class Finding:
     changes several).
     """
 
+    _fields = (
+        "path",
+        "line",
+        "column",
+        "rule",
+        "message",
+        "severity",
+        "pointer",
+        "commit",
+        "hint",
+        "unstage",
+    )
+    __slots__ = _fields
     path: str
     line: int | None
     column: int | None
     rule: str
     message: str
-    severity: Severity = Severity.ERROR
-    pointer: str | None = None
-    commit: str | None = None
-    hint: str | None = None
-    unstage: tuple[str, ...] = ()
+    severity: Severity
+    pointer: str | None
+    commit: str | None
+    hint: str | None
+    unstage: tuple[str, ...]
+
+    def __init__(
+        self,
+        path: str,
+        line: int | None,
+        column: int | None,
+        rule: str,
+        message: str,
+        severity: Severity = Severity.ERROR,
+        pointer: str | None = None,
+        commit: str | None = None,
+        hint: str | None = None,
+        unstage: tuple[str, ...] = (),
+    ) -> None:
+        # Frozen._set spelled out: a run can make a finding per file, and this is twice as fast
+        set_ = object.__setattr__
+        set_(self, "path", path)
+        set_(self, "line", line)
+        set_(self, "column", column)
+        set_(self, "rule", rule)
+        set_(self, "message", message)
+        set_(self, "severity", severity)
+        set_(self, "pointer", pointer)
+        set_(self, "commit", commit)
+        set_(self, "hint", hint)
+        set_(self, "unstage", unstage)
 
     def sort_key(self, commit_order: Mapping[str, int]) -> tuple[int, str, int, int, str, str, str]:
         """Commits in history order (oldest first; findings without a commit first), then place,
@@ -49,7 +89,7 @@ class Finding:
         )
 
     def with_severity(self, severity: Severity) -> Finding:
-        return replace(self, severity=severity)
+        return self._replace(severity=severity)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -65,25 +105,50 @@ class Finding:
         }
 
 
-@dataclass
 class Report:
     """Everything one run found, plus what it looked at."""
 
-    findings: list[Finding] = field(default_factory=list)
-    files: int = 0
-    commits: int = 0
-    notes: list[str] = field(default_factory=list)
-    #: what the run counted: files (``check``) or commits (``verify``)
-    unit: str = "file"
-    #: commit id -> its place in the walked range, oldest first (history mode)
-    commit_order: Mapping[str, int] = field(default_factory=dict)
-    #: findings shown at most, for one path and in all (limits.max-findings-per-file, -findings)
-    max_per_file: int = 100
-    max_total: int = 1000
-    #: findings a ``[[ignore]]`` entry of the configuration suppressed (counted, not shown)
-    suppressed: int = 0
-    #: findings the baseline file knew, hidden from this report (None: no baseline was read)
-    baselined: int | None = None
+    __slots__ = (
+        "baselined",
+        "commit_order",
+        "commits",
+        "files",
+        "findings",
+        "max_per_file",
+        "max_total",
+        "notes",
+        "suppressed",
+        "unit",
+    )
+
+    def __init__(
+        self,
+        findings: list[Finding] | None = None,
+        files: int = 0,
+        commits: int = 0,
+        notes: list[str] | None = None,
+        unit: str = "file",
+        commit_order: Mapping[str, int] | None = None,
+        max_per_file: int = 100,
+        max_total: int = 1000,
+        suppressed: int = 0,
+        baselined: int | None = None,
+    ) -> None:
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.files = files
+        self.commits = commits
+        self.notes: list[str] = [] if notes is None else notes
+        #: what the run counted: files (``check``) or commits (``verify``)
+        self.unit = unit
+        #: commit id -> its place in the walked range, oldest first (history mode)
+        self.commit_order: Mapping[str, int] = {} if commit_order is None else commit_order
+        #: findings shown at most, for one path and in all (limits.max-findings-per-file, -findings)
+        self.max_per_file = max_per_file
+        self.max_total = max_total
+        #: findings a ``[[ignore]]`` entry of the configuration suppressed (counted, not shown)
+        self.suppressed = suppressed
+        #: findings the baseline file knew, hidden from this report (None: no baseline was read)
+        self.baselined = baselined
 
     def _unique(self) -> dict[tuple[object, ...], Finding]:
         """Each finding once (by place, rule, message, commit, severity and hint), keyed by its
@@ -158,4 +223,4 @@ def printable_finding(finding: Finding) -> Finding:
     hint = escaped(hint) if hint is not None else None
     if (path, message, hint) == (finding.path, finding.message, finding.hint):
         return finding
-    return replace(finding, path=path, message=message, hint=hint)
+    return finding._replace(path=path, message=message, hint=hint)

@@ -33,8 +33,7 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Generic, Literal, TypeAlias, TypeVar, cast
+from typing import Generic, Literal, NamedTuple, TypeAlias, TypeVar, cast
 
 from continuity_checks.core.parallel import usable_cpus
 
@@ -75,8 +74,7 @@ _HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 _readv = getattr(os, "readv", None)  # not on Windows: os.read there
 
 
-@dataclass(frozen=True, slots=True)
-class Digest:
+class Digest(NamedTuple):
     """A SHA-256 and the number of bytes it covers."""
 
     hex: str

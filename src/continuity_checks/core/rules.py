@@ -6,13 +6,12 @@ module and calling :func:`rule`; the registry is filled when the family modules 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from continuity_checks.core.findings import Finding, Severity
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     id: str
     family: str
     severity: Severity

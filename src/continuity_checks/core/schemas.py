@@ -5,9 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import pkgutil
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from continuity_checks.core import pointer as jp
 from continuity_checks.core import strict_json
@@ -43,8 +42,7 @@ def load(name: str) -> dict[str, Any]:
     return schema
 
 
-@dataclass(frozen=True)
-class SchemaError:
+class SchemaError(NamedTuple):
     pointer: str
     keyword: str
     message: str

@@ -9,7 +9,8 @@ the N slices cover it exactly, each commit once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from continuity_checks.core.frozen import Frozen
 
 _SPEC = re.compile(r"([1-9][0-9]{0,5})/([1-9][0-9]{0,5})")
 
@@ -18,12 +19,16 @@ class ShardError(ValueError):
     """A ``--shard`` value that is not ``K/N`` with 1 <= K <= N."""
 
 
-@dataclass(frozen=True)
-class Shard:
+class Shard(Frozen):
     """The K-th (``index``, from 1) of ``count`` slices of a range."""
 
+    _fields = ("index", "count")
+    __slots__ = _fields
     index: int
     count: int
+
+    def __init__(self, index: int, count: int) -> None:
+        self._set(index, count)
 
     @classmethod
     def parse(cls, spec: str) -> Shard:

@@ -17,9 +17,8 @@ import posixpath
 import stat
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.committed import UNTRACKED, Committed
@@ -40,8 +39,7 @@ _TREE = "040000"
 _GITLINK = "160000"
 
 
-@dataclass(frozen=True)
-class Unreadable:
+class Unreadable(NamedTuple):
     """Why a snapshot could not answer for ``path``: a finding waiting for its place.
 
     :meth:`finding` reports it at ``path`` itself, or at the file that referred to it (a

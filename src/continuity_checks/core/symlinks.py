@@ -10,7 +10,6 @@ family claims, so each family looks for it in every path the commit changes
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -52,9 +51,7 @@ def beneath(context: CommitContext, links: Sequence[Link]) -> CommitContext:
         return context
     under = tuple(link.path + "/" for link in links)
     kept = [change for change in context.changes if not change.path.startswith(under)]
-    return (
-        context if len(kept) == len(context.changes) else dataclasses.replace(context, changes=kept)
-    )
+    return context if len(kept) == len(context.changes) else context.with_changes(kept)
 
 
 def finding(rule: Rule, link: Link, context: CommitContext) -> Finding:

@@ -12,7 +12,6 @@ message with positions masked), counted: a second occurrence is new.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -163,7 +162,7 @@ class CommitState:
                 for family in families
             ):
                 continue
-            finding = dataclasses.replace(finding, commit=commit.sha)
+            finding = finding._replace(commit=commit.sha)
             out.append(rewrite_hint(finding, commit, pushed=pushed))
 
     def _items(

@@ -9,8 +9,6 @@ built on, and a shared branch keeps the commit: what cannot be fixed goes in the
 
 from __future__ import annotations
 
-import dataclasses
-
 from continuity_checks.core.family import STAGED, Commit
 from continuity_checks.core.findings import Finding
 
@@ -33,7 +31,7 @@ def rewrite_hint(finding: Finding, commit: Commit, *, pushed: bool = False) -> F
             )
     else:
         how = _pushed(commit) if pushed else _not_pushed(commit)
-    return dataclasses.replace(finding, hint=f"{finding.hint}; {how}" if finding.hint else how)
+    return finding._replace(hint=f"{finding.hint}; {how}" if finding.hint else how)
 
 
 def _rewrite(commit: Commit) -> str:

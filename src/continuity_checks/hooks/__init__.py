@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from continuity_checks.checks import declarations
 from continuity_checks.core.family import Declaration
@@ -44,8 +44,7 @@ KEYS = (
 )
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     """One entry of the manifest. ``None`` and empty values are left out of the YAML, so
     pre-commit's defaults apply to them."""
 

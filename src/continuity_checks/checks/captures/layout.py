@@ -9,8 +9,7 @@ family: the check modules, the schemas and the helper are imported only when a c
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import option
@@ -43,8 +42,7 @@ def is_backup_dir(directory: str) -> bool:
     return posixpath.basename(posixpath.dirname(directory)) == "file_backups"
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """The family's options, as the checks and the helper commands need them. Each default is
     what the spec recommends (or LoopX 2.1.1 does); docs/decisions.md says why for each."""
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from continuity_checks.checks.captures import model, scan
 from continuity_checks.checks.captures import rules as cx
@@ -19,8 +18,7 @@ from continuity_checks.core.hashing import parse_digest
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 
-@dataclass(frozen=True)
-class Reader:
+class Reader(NamedTuple):
     """What check_tree compares across readers."""
 
     path: str

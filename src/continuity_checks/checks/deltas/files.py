@@ -6,7 +6,6 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -69,7 +68,7 @@ def check_file(file: FileInput, max_depth: int, load: Load | None = None) -> lis
         findings = check_delta(file, max_depth, load)
         if findings and naming.is_frozen(file.path):
             # the rules' own hints say to edit the file, which DL207 forbids once it is committed
-            return [replace(f, hint=_frozen_hint(f.hint)) for f in findings]
+            return [f._replace(hint=_frozen_hint(f.hint)) for f in findings]
         return findings
     if file.kind == "legacy":
         return check_legacy(file, max_depth)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
@@ -43,8 +42,7 @@ _QUOTES = "\"'`"
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class HistoryOptions:
+class HistoryOptions(NamedTuple):
     """The options the history checks read, built once by the family from its configuration."""
 
     #: ``deltas.ownership``: ``trailer-or-single``, ``trailer`` or ``off``
@@ -63,8 +61,7 @@ class HistoryOptions:
     owner_allowed: frozenset[str]
 
 
-@dataclass(frozen=True)
-class Touch:
+class Touch(NamedTuple):
     """A delta a commit created, modified or froze, and the paths that name it in a trailer."""
 
     path: str
@@ -150,7 +147,7 @@ def _created_again(change: Change, before: Snapshot) -> Change:
     delta, and this is a new one, by its creator. A frozen file's deletion never is (DL207)."""
     if change.status != "M" or naming.is_frozen(change.path) or before.exists(change.path):
         return change
-    return replace(change, status="A", old_blob=None)
+    return change.judged_as("A", None)
 
 
 def _symlink(change: Change, sha: str) -> Finding:
@@ -380,7 +377,7 @@ def _frozen(
         versions.get(source.old_blob, source.old) is not None
         and versions.get(change.new_blob, change.new) is not None
     ):
-        return _content(replace(change, status="M", old_blob=source.old_blob), versions, sha)
+        return _content(change.judged_as("M", source.old_blob), versions, sha)
     line = _difference_line(source.old(), change.new())
     return [
         dl.BAD_FREEZE.finding(

@@ -8,7 +8,7 @@ them separately).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from continuity_checks.checks.deltas import timestamps
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
@@ -27,8 +27,7 @@ class RecordError(ValueError):
     """A record that upstream's validator rejects; ``str()`` is upstream's message."""
 
 
-@dataclass(frozen=True)
-class DeltaTimes:
+class DeltaTimes(NamedTuple):
     """The parsed times of a valid Conversation Delta."""
 
     started: Timestamp

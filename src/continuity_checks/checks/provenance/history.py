@@ -35,8 +35,7 @@ a removal.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from continuity_checks.checks.provenance import listed, manifest, sums
 from continuity_checks.checks.provenance import rules as pv
@@ -57,8 +56,7 @@ _NAMED_AT_MOST = 5  # paths named in a finding about a deleted listing
 _SYMLINK = "120000"
 
 
-@dataclass(frozen=True)
-class HistoryOptions:
+class HistoryOptions(NamedTuple):
     """The options the history checks read, built once by the family from its configuration."""
 
     #: ``provenance.relative-to``: what a sums file's paths are relative to (``root`` or
@@ -68,8 +66,7 @@ class HistoryOptions:
     max_depth: int
 
 
-@dataclass(frozen=True)
-class Listed:
+class Listed(NamedTuple):
     """One entry of one version of a listing: the root-relative path it leads to, its digest,
     and where it is written (a line, or a pointer into a manifest)."""
 
@@ -157,7 +154,6 @@ def entries(
     return found
 
 
-@dataclass
 class Pins:
     """Which originals the listings pin, at one commit: for each listing its original entries
     kept in the repository, and for each pinned path the entries that pin it.
@@ -168,16 +164,19 @@ class Pins:
     range) the family builds it again from that parent's tree.
     """
 
-    at: str | None
-    listings: dict[str, list[Listed]] = field(default_factory=dict)
-    by_path: dict[str, dict[str, Listed]] = field(default_factory=dict)
-    named: dict[str, set[str]] = field(default_factory=dict)
-    """Every path a listing's file check reads (an entry kept in the repository, any role) and
-    the listings that name it: what ``ProvenanceFamily.dependents`` answers from."""
-    read: dict[str, list[str]] = field(default_factory=dict)
-    """The paths of :attr:`named` that each listing names."""
-    parent: str | None = None
-    """The tree :attr:`at` was moved from (the first parent of the last commit checked)."""
+    __slots__ = ("at", "by_path", "listings", "named", "parent", "read")
+
+    def __init__(self, at: str | None) -> None:
+        self.at = at
+        self.listings: dict[str, list[Listed]] = {}
+        self.by_path: dict[str, dict[str, Listed]] = {}
+        #: Every path a listing's file check reads (an entry kept in the repository, any role)
+        #: and the listings that name it: what ``ProvenanceFamily.dependents`` answers from.
+        self.named: dict[str, set[str]] = {}
+        #: The paths of :attr:`named` that each listing names.
+        self.read: dict[str, list[str]] = {}
+        #: The tree :attr:`at` was moved from (the first parent of the last commit checked).
+        self.parent: str | None = None
 
     @classmethod
     def build(
@@ -222,7 +221,7 @@ class Pins:
         """``listing``'s new version does not parse: it pins what it pinned, with no position
         (the positions were in a version the tree no longer holds)."""
         kept = [
-            replace(e, line=None, pointer=None, doc=None) for e in self.listings.get(listing, ())
+            e._replace(line=None, pointer=None, doc=None) for e in self.listings.get(listing, ())
         ]
         if kept:
             self.listings[listing] = kept
@@ -450,7 +449,7 @@ def _verify(
                 )
                 if entry.pointer is None:  # a sums entry: relative-to applies to it
                     how = listed.read_otherwise(after, entry.listing, entry.written, relative_to)
-                    found = replace(found, hint=how or found.hint)
+                    found = found._replace(hint=how or found.hint)
                 yield found
             else:
                 yield digest.finding(entry.listing, line=entry.line, commit=sha)

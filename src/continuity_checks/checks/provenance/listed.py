@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from continuity_checks.core import hashing
 from continuity_checks.core.display import quote
@@ -20,8 +20,7 @@ from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree, conf
 from continuity_checks.core.snapshot_digests import sha256_all
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A listed path as written, and the root-relative path it leads to (or why it leads
     nowhere)."""
 

@@ -10,7 +10,6 @@ not in the tree to check.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from continuity_checks.checks.provenance import listed
@@ -21,6 +20,7 @@ from continuity_checks.core import pointer as jp
 from continuity_checks.core import schemas, strict_json
 from continuity_checks.core.display import quote, show
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.hashing import parse_digest
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -44,10 +44,11 @@ _REQUIRED = re.compile(r'"(.+)" is a required property')
 _EXTRA = re.compile(r"\('(.+)' (?:was|were) unexpected\)")
 
 
-@dataclass(frozen=True)
-class Artifact:
+class Artifact(Frozen):
     """One schema-valid artifact, with its index in ``artifacts``."""
 
+    _fields = ("index", "path", "sha256", "size", "role", "in_repository", "derived_from")
+    __slots__ = _fields
     index: int
     path: str
     sha256: str
@@ -55,6 +56,18 @@ class Artifact:
     role: str
     in_repository: bool
     derived_from: str | None
+
+    def __init__(
+        self,
+        index: int,
+        path: str,
+        sha256: str,
+        size: int,
+        role: str,
+        in_repository: bool,
+        derived_from: str | None,
+    ) -> None:
+        self._set(index, path, sha256, size, role, in_repository, derived_from)
 
     @property
     def pointer(self) -> str:

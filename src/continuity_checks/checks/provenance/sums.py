@@ -23,7 +23,7 @@ This module only parses bytes: it reads no file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from continuity_checks.core.hashing import parse_digest
 
@@ -32,8 +32,7 @@ _OTHER_TAG = re.compile(r"([A-Z][A-Z0-9-]{1,15}) ?\(")  # MD5 (x) = ..., SHA512 
 _ESCAPES = {"\\": "\\", "n": "\n", "r": "\r"}
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One checksum line: ``line`` is 1-based, ``digest`` 64 lowercase hex digits."""
 
     line: int
@@ -42,8 +41,7 @@ class Entry:
     binary: bool = False
 
 
-@dataclass(frozen=True)
-class Malformed:
+class Malformed(NamedTuple):
     """A line that is not a checksum line, and what was expected of it."""
 
     line: int
@@ -51,8 +49,7 @@ class Malformed:
     message: str
 
 
-@dataclass(frozen=True)
-class BadText:
+class BadText(NamedTuple):
     """Bytes that are not UTF-8 text (``line`` 1-based), or a byte order mark (``bom``)."""
 
     line: int
@@ -60,16 +57,27 @@ class BadText:
     bom: bool = False
 
 
-@dataclass
 class Parsed:
-    entries: list[Entry]
-    malformed: list[Malformed]
-    bad_text: list[BadText]
-    crlf: bool
-    """Whether the file's first line ending is CRLF (new lines are written the same way)."""
-    final_newline: bool
-    single_space: bool = False
-    """Whether the file's lines are ``sha256 -r``'s ``<hex> <path>`` (new lines are written so)."""
+    __slots__ = ("bad_text", "crlf", "entries", "final_newline", "malformed", "single_space")
+
+    def __init__(
+        self,
+        entries: list[Entry],
+        malformed: list[Malformed],
+        bad_text: list[BadText],
+        crlf: bool,
+        final_newline: bool,
+        single_space: bool = False,
+    ) -> None:
+        self.entries = entries
+        self.malformed = malformed
+        self.bad_text = bad_text
+        #: Whether the file's first line ending is CRLF (new lines are written the same way).
+        self.crlf = crlf
+        self.final_newline = final_newline
+        #: Whether the file's lines are ``sha256 -r``'s ``<hex> <path>`` (new lines are written
+        #: so).
+        self.single_space = single_space
 
 
 def parse(data: bytes) -> Parsed:

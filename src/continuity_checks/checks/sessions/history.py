@@ -29,10 +29,10 @@ Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from functools import partial
+from typing import NamedTuple
 
 from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
@@ -61,8 +61,7 @@ TURN = re.compile(r"^turn(?: \(error\))?(?::|$)")
 PENDING_KEPT = 64  # turns remembered between turn commits (more is reported long before)
 
 
-@dataclasses.dataclass(frozen=True)
-class HistoryOptions:
+class HistoryOptions(NamedTuple):
     """What history mode reads of the family's configuration."""
 
     max_depth: int
@@ -120,8 +119,8 @@ class History:
         found = [symlinks.finding(ss.SYMLINK, link, context) for link in links]
         if links:
             context = symlinks.beneath(context, links)
-            context = dataclasses.replace(
-                context, changes=[c for c in context.changes if c.new_mode != symlinks.SYMLINK]
+            context = context.with_changes(
+                [c for c in context.changes if c.new_mode != symlinks.SYMLINK]
             )
         found += sources_appended(context, tuple(link.path for link in links))
         if self.session_repo:

@@ -4,7 +4,6 @@ and the nodes whose shape lets the checks of the whole session use them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import NamedTuple
 
 from continuity_checks.checks.sessions import layout, nodes
@@ -38,7 +37,7 @@ class Loaded:
                 doc = docs[finding.path]
                 if doc is not None:
                     line, column = doc.position(finding.pointer)
-                    finding = replace(finding, line=line, column=column)
+                    finding = finding._replace(line=line, column=column)
             placed.append(finding)
         return placed
 
@@ -84,7 +83,7 @@ def _placed(finding: Finding, doc: strict_json.Document | None) -> Finding:
     if doc is None or finding.line is not None or finding.pointer is None:
         return finding
     line, column = doc.position(finding.pointer)
-    return replace(finding, line=line, column=column)
+    return finding._replace(line=line, column=column)
 
 
 def load_nodes(

@@ -19,8 +19,7 @@ from the new version.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from continuity_checks.checks.working_state import files
 from continuity_checks.checks.working_state import rules as ws
@@ -35,8 +34,7 @@ from continuity_checks.core.rules import Rule
 BOUNDARY = "/checkpoint_meta/prune_safe_through_seq"
 
 
-@dataclass(frozen=True)
-class HistoryOptions:
+class HistoryOptions(NamedTuple):
     """The options the history checks read, built once by the family from its configuration."""
 
     #: ``limits.max-depth``, for parsing each version of a state

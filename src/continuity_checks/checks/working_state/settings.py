@@ -8,7 +8,7 @@ checks (``files`` pulls in the schemas, the state hash and the projection).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 #: /compress refuses once both states' 2-space JSON exceed max_input_chars (96,000) - 16,000;
 #: warn at three quarters of that, while there is still room to consolidate
@@ -29,7 +29,6 @@ def runtime_root(path: str) -> str:
     return "/".join(parts[: at + 2])
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     max_depth: int
     compress_warn_chars: int

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from continuity_checks.core import canonical_json
 
@@ -143,8 +142,7 @@ def _json_length(value: object) -> int:
     return js_length(canonical_json.dumps(value, key_order="insertion"))
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     items: list[str]
     omitted: int
 
@@ -167,8 +165,7 @@ def recent_within_budget(values: object, budget: float) -> Selection:
     return Selection(chosen, len(items) - len(chosen))
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     """How a projection's budget was spent (for messages and for the spec's worked numbers)."""
 
     critical_cost: int
@@ -234,8 +231,7 @@ def render(state: Mapping[str, Any], soft_max_chars: float = DEFAULT_SOFT_MAX_CH
 # --- captured injections ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Capture:
+class Capture(NamedTuple):
     """The JSON body of a captured injection: its text, and the line it starts on (1-based)."""
 
     body: str

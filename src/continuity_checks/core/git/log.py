@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.git.errors import GIT_HINT, GitError
 
 #: Commit fields a family may ask for, and git's placeholder for each: names and addresses as
@@ -74,26 +74,38 @@ class RawChange(NamedTuple):
     new_mode: str
 
 
-@dataclass(frozen=True)
-class LogRequest:
-    """What the log must carry for each commit, beyond id, parents, subject and changes."""
+class LogRequest(Frozen):
+    """What the log must carry for each commit, beyond id, parents, subject and changes:
+    ``trailers``, keys whose values each commit carries (git matches keys case-insensitively);
+    ``fields``, names from :data:`FIELDS`; ``gitlinks``, whether gitlink entries (submodules,
+    nested repositories) are reported. A key that is not a trailer key, or is given twice, and
+    an unknown field raise ``ValueError``."""
 
-    #: Trailer keys whose values each commit carries (git matches keys case-insensitively).
-    trailers: tuple[str, ...] = ()
-    #: Names from :data:`FIELDS`.
-    fields: frozenset[str] = frozenset()
-    #: Whether gitlink entries (submodules, nested repositories) are reported.
-    gitlinks: bool = False
+    _fields = (
+        "trailers",
+        "fields",
+        "gitlinks",
+    )
+    __slots__ = _fields
+    trailers: tuple[str, ...]
+    fields: frozenset[str]
+    gitlinks: bool
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        trailers: tuple[str, ...] = (),
+        fields: frozenset[str] = frozenset(),
+        gitlinks: bool = False,
+    ) -> None:
         seen: set[str] = set()
-        for key in self.trailers:
+        for key in trailers:
             if not re.fullmatch(_TRAILER_KEY, key) or key.lower() in seen:
                 raise ValueError(f"not a trailer key, or given twice: {key!r}")
             seen.add(key.lower())
-        unknown = set(self.fields) - set(FIELDS)
+        unknown = set(fields) - set(FIELDS)
         if unknown:
             raise ValueError(f"unknown commit fields {sorted(unknown)}; known: {sorted(FIELDS)}")
+        self._set(trailers, fields, gitlinks)
 
     def union(self, other: LogRequest) -> LogRequest:
         """A request that gives what either asks for (several families share one log)."""

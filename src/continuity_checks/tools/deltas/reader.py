@@ -16,9 +16,8 @@ import json
 import os
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas.records import DeltaTimes, RecordError
@@ -66,8 +65,7 @@ class DeltaError(Exception):
 _DeltaKey = tuple[tuple[int, float], tuple[int, float], str]
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     """One item of the merged history list."""
 
     item: JSONObject
@@ -80,8 +78,7 @@ class _Entry:
         return cursor
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(NamedTuple):
     path: Path  # real path of the delta file
     rel: str  # path below .deltalayer/changes/, with "/"
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from continuity_checks.checks.provenance import listed, sums
 from continuity_checks.core import atomic, gitignore
@@ -31,14 +30,18 @@ class AddError(Exception):
     """Why nothing was written (one line)."""
 
 
-@dataclass
 class Added:
-    lines: list[str] = field(default_factory=list)
-    """The lines appended, without line endings."""
-    unchanged: list[str] = field(default_factory=list)
-    """Paths that were listed already with the same digest."""
-    ignored: str | None = None
-    """The lock's root-relative path, when a line for it was added to ``.gitignore``."""
+    """What :func:`add` did."""
+
+    __slots__ = ("ignored", "lines", "unchanged")
+
+    def __init__(self) -> None:
+        #: The lines appended, without line endings.
+        self.lines: list[str] = []
+        #: Paths that were listed already with the same digest.
+        self.unchanged: list[str] = []
+        #: The lock's root-relative path, when a line for it was added to ``.gitignore``.
+        self.ignored: str | None = None
 
 
 def add(
