@@ -7,7 +7,8 @@ Rows (``--rows`` picks some; default all):
 - ``check-all``: ``continuity check --all --jobs 1`` (one process, as each peer) on N generated
   deltas (default 10,000) against ``check-jsonschema`` with the same schema and against a loop
   of ``orjson.loads`` + ``jsonschema_rs`` validation (``peer_loop.py``; skipped when orjson is
-  not installed), paired with each;
+  not installed), paired with each; and ``continuity check --all`` with the default ``--jobs``
+  paired with each in wall time;
 - ``hook``: the commit hook (``continuity check --staged <one changed delta>``) in a store of 10
   deltas, against ``python -m json.tool`` on the same file and ``python -c pass`` of a clean
   venv (no packages, no ``.pth`` files: the interpreter's own floor);
@@ -255,35 +256,39 @@ class Bench:
 
     def check_all(self) -> None:
         """One process against one process: ``--jobs 1`` (the peers use one CPU), in wall time
-        (paired with each peer) and in instructions."""
+        (paired with each peer) and in instructions; and the default ``--jobs`` (as a user runs
+        it: two processes on two idle CPUs) in wall time, paired with each peer."""
         count = self.args.count
         root = self.store(f"d{count}", count)
         changes = root / CHANGES_DIR
         names = sorted(os.listdir(changes))
-        print(f"check --all --jobs 1: {count} deltas in {root}, load {load()}")
-        commands = self.each_side(
+        print(f"check --all: {count} deltas in {root}, load {load()}")
+        ones = self.each_side(
             "continuity check --all --jobs 1",
             self.continuity("check", "--all", "--jobs", "1"),
             root,
         )
+        defaults = self.each_side(
+            "continuity check --all (default --jobs)", self.continuity("check", "--all"), root
+        )
         jsonschema = [str(BIN / "check-jsonschema"), "--schemafile", str(SCHEMA), *names]
-        commands.append(Command("check-jsonschema", jsonschema, changes, self.plain))
+        peers = [Command("check-jsonschema", jsonschema, changes, self.plain)]
         try:
             import orjson  # noqa: F401
         except ImportError:
             print("  (orjson not installed: no orjson + jsonschema-rs loop)")
         else:
             loop = [sys.executable, str(REPO / "benchmarks" / "peer_loop.py"), str(SCHEMA), "."]
-            commands.append(Command("orjson + jsonschema-rs loop", loop, changes, self.plain))
-        interleaved(commands, self.args.repeat)
-        show(commands)
-        ours = commands[: len(self.sides)]
-        for peer in commands[len(self.sides) :]:
-            for side in ours:
+            peers.append(Command("orjson + jsonschema-rs loop", loop, changes, self.plain))
+        interleaved([*ones, *defaults, *peers], self.args.repeat)
+        show([*ones, *defaults, *peers])
+        for peer in peers:
+            for side in (*ones, *defaults):
                 print("  " + paired(side, peer))
         if len(self.sides) == 2:
-            print("  " + paired(commands[0], commands[1]))
-        self.counted(commands)
+            print("  " + paired(ones[0], ones[1]))
+            print("  " + paired(defaults[0], defaults[1]))
+        self.counted([*ones, *peers])  # one process each: the default --jobs may fork
         print(f"  load after: {load()}")
 
     def hook(self) -> None:

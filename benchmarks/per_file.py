@@ -8,10 +8,11 @@ by the deltas. ``--src`` picks the version (its ``src`` on ``PYTHONPATH``)::
     python benchmarks/per_file.py STORE [--src DIR ...] [--parts engine,load,...]
 
 Parts: ``engine`` (all of ``engine.check``, one process), ``walk``, ``claims`` (every family
-offered every path), ``read`` (``WorkTree.read``), ``load`` (strict JSON), ``record`` (schema
-and timestamps), ``times`` (the two timestamps alone), ``schema`` (``is_valid`` alone),
-``delta`` (all of the deltas family's ``check_file``: load, record and the rest), ``tree``
-(``check_tree``: twins and project files).
+offered every path), ``stream`` (the engine's stream of claimed files: the walk, the claims and
+what the engine does around them), ``read`` (``WorkTree.read``), ``load`` (strict JSON),
+``record`` (schema and timestamps), ``times`` (the two timestamps alone), ``schema``
+(``is_valid`` alone), ``delta`` (all of the deltas family's ``check_file``: load, record and
+the rest), ``tree`` (``check_tree``: twins and project files).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-PARTS = ("engine", "walk", "claims", "read", "load", "record", "times", "schema", "delta", "tree")
+PARTS = ("engine", "walk", "claims", "stream", "read", "load", "record", "times", "schema")
+PARTS += ("delta", "tree")
 ROUNDS = 3
 
 
@@ -36,11 +38,14 @@ def run_part(root: Path, part: str) -> None:
     from continuity_checks.core.family import Claimed, FileInput
     from continuity_checks.core.globs import Globs
     from continuity_checks.core.snapshot import WorkTree
+    from continuity_checks.engine import discovery, territory
 
     config = config_files.load(root, checks.known(), None)
-    families = checks.build(config, checks.selected(config, None))
+    chosen = checks.selected(config, None)
+    families = checks.build(config, chosen)
     tree = WorkTree(root, config.max_file_bytes)
-    paths = engine.walk(root, Globs(config.exclude), "", [])
+    exclude = Globs(config.exclude)
+    paths = list(engine.walk(root, exclude, "", []))
     deltas = [p for p in paths if families[0].claims(p) == "delta"]
     data = [tree.read(p) for p in deltas]
     docs = [strict_json.load(d) for d in data]
@@ -54,11 +59,16 @@ def run_part(root: Path, part: str) -> None:
         if part == "engine":
             engine.check(root, config, under=[""], jobs=1)
         elif part == "walk":
-            engine.walk(root, Globs(config.exclude), "", [])
+            for _ in engine.walk(root, exclude, "", []):
+                pass
         elif part == "claims":
             for path in paths:
                 for family in families:
                     family.claims(path)
+        elif part == "stream":
+            unchecked = territory.Unchecked(config, chosen, families, None, tree)
+            for _ in discovery.claimed(root, [("", True)], families, exclude, [], unchecked):
+                pass
         elif part == "read":
             for path in deltas:
                 tree.read(path)

@@ -10,14 +10,16 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from continuity_checks import checks
 from continuity_checks.checks.deltas import files, naming
 from continuity_checks.checks.sessions import layout
 from continuity_checks.checks.working_state.family import WorkingStateFamily
 from continuity_checks.core import strict_json
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed
+from continuity_checks.core.family import Claimed, Family
 from continuity_checks.core.globs import Globs, translate
-from continuity_checks.core.snapshot import WorkTree
+from continuity_checks.core.snapshot import Unreadable, WorkTree, _normalised, confine
+from continuity_checks.engine.discovery import DirectoryClaims
 from tests.conftest import write_tree
 
 # --- strict JSON: the compact fast path against the strict decoder ------------------------------
@@ -227,3 +229,77 @@ def test_twins_from_a_listing_are_the_twins_looked_up(
     items = [Claimed(f"{parent}/{n}", "delta") for n in claimed]
     for found in files.twins(snapshot, items):
         assert naming.frozen_name(found.path.rpartition("/")[2]) in present
+
+
+# --- claims by directory: the names each family may claim, against asking it of every path -------
+
+_claim_parts = st.sampled_from(
+    ["sessions", "s1", "history", "0001-u-n.json", "meta.json", "file_backups", "manifest.json",
+     "x.tmp", "memory", "topics", "t.md", ".dsh", "project", "runtime", "WORKING_STATE.json",
+     "a.projection.json", "x-injection.raw.txt", ".deltalayer", "changes", "d.json", "d.frozen.json",
+     "changes.jsonl", "AGENTS.md", "PROJECT.md", "SHA256SUMS", "sha256Sums.TXT", "a.sha256",
+     "PROVENANCE.json", "b.provenance.json", "capture.json", "decision-1", "projection.json",
+     "delivery.json", "required-context.json", "cycle-base.json", "r.reader.json", ".reader.json",
+     "caps", "index.json", "locations.json", "projects", "projects.json", ".openprogram",
+     ".gitignore", "log.jsonl", "notes.txt"]
+)  # fmt: skip
+_claim_paths = st.lists(_claim_parts, min_size=1, max_size=5).map("/".join)
+
+#: every family under the defaults, and under options that give each its own globs
+_CONFIGS = (
+    Config(),
+    Config(
+        options={
+            "deltas": {"legacy-files": ["**/log.jsonl"]},
+            "captures": {"roots": ["caps", "caps/**"]},
+            "working-state": {"projections": ["notes.txt"]},
+            "provenance": {"sums-files": ["SUMS/**"], "manifests": ["*.provenance.json"]},
+        }
+    ),
+    Config(options={"provenance": {"sums-files": ["*.sha256"], "manifests": ["PROVENANCE.json"]}}),
+)
+
+
+def _families(config: Config) -> list[Family]:
+    return checks.build(config, checks.selected(config, None))
+
+
+@given(_claim_paths)
+@example(".deltalayer/changes/.deltalayer/changes.jsonl")  # a store's name in a store
+@example("a.projection.json/notes.txt")  # a directory a projection glob covers whole
+@example("x/SHA256SUMS")
+def test_a_family_claims_only_names_it_may_claim_in_the_directory(path: str) -> None:
+    directory, _, name = path.rpartition("/")
+    for config in _CONFIGS:
+        for family in _families(config):
+            names = family.claimable(directory)
+            if family.claims(path) is not None and names is not None:
+                assert name in names.names or name.endswith(names.endings), (family, path)
+
+
+@given(st.lists(_claim_paths, max_size=12))
+def test_claims_by_directory_are_the_claims_of_every_family(paths: list[str]) -> None:
+    for config in _CONFIGS:
+        families = _families(config)
+        by_directory = DirectoryClaims(families)
+        for path in sorted(paths) + paths:  # a directory at a time, and in any order
+            every = tuple(
+                (i, kind) for i, f in enumerate(families) if (kind := f.claims(path)) is not None
+            )
+            assert by_directory.of(path) == every, path
+
+
+# --- confine: the test of a normal path against the normalisation by names -----------------------
+
+
+def _comparable(result: str | Unreadable) -> object:
+    return (result.rule.id, result.message) if isinstance(result, Unreadable) else result
+
+
+@given(st.lists(st.sampled_from(["a", "", ".", "..", "b.json", "c:", "d\\e", "f\0"]), max_size=5))
+@example(["", ""])  # "/"
+@example(["."])
+@example([])  # the root
+def test_confine_answers_as_the_normalisation_by_names(names: list[str]) -> None:
+    path = "/".join(names)
+    assert _comparable(confine(path)) == _comparable(_normalised(path))

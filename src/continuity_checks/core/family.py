@@ -162,6 +162,14 @@ class Claimed(NamedTuple):
     kind: str
 
 
+class Names(NamedTuple):
+    """The files of one directory a family may claim, by name: a name in ``names`` or ending
+    with one of ``endings``. ``claims`` answers None for every other file of the directory."""
+
+    names: frozenset[str]
+    endings: tuple[str, ...]
+
+
 class Change:
     """One claimed path that a commit added (``A``), modified (``M``) or deleted (``D``).
 
@@ -300,6 +308,12 @@ class Family(Protocol):
         the listings that name an artifact). ``path`` itself need not be among them.
         ``edited``: the change only rewrote the bytes of a regular file, which is one on both
         sides, so a check that reads only whether ``path`` exists is not among them."""
+
+    def claimable(self, directory: str) -> Names | None:
+        """Which names of files directly in ``directory`` (root-relative, ``""`` for the root)
+        :meth:`claims` may claim, so that the engine asks about only those; None (the default)
+        when any name may be. Path only, like ``claims``."""
+        return None
 
     def tree(self, snapshot: Snapshot) -> TreeCheck:
         """One file-mode run's cross-file check, fed as the files stream by. The default keeps

@@ -79,16 +79,22 @@ def confine(path: str) -> str | Unreadable:
     it is on Windows). Otherwise a backslash is a character of a name, as it is for git and
     for GNU ``sha256sum`` (``a\\b`` is one file). ``.`` and empty components are dropped
     (``./a//b`` is ``a/b``); ``""`` and ``.`` mean the root itself."""
-    names = path.split("/")
+    framed = f"/{path}/"  # a name that is empty, "." or ".." lies between two "/" here
     if (
-        "" not in names
-        and "." not in names
-        and ".." not in names
+        "//" not in framed
+        and "/./" not in framed
+        and "/../" not in framed
         and "\0" not in path
         and "\\" not in path
         and path[1:2] != ":"
     ):
         return path  # already normal: the common case, without rebuilding it
+    return _normalised(path)
+
+
+def _normalised(path: str) -> str | Unreadable:
+    """:func:`confine` of any path, normal or not, by its names."""
+    names = path.split("/")
     if "\0" in path:
         return Unreadable(path, cc.OUTSIDE_ROOT, "expected a relative path without a NUL")
     if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
@@ -268,7 +274,9 @@ class WorkTree(Snapshot):
         rel = confine(path)
         if isinstance(rel, Unreadable):
             return rel
-        if not self._dir_inside(rel.rpartition("/")[0]):
+        directory = rel.rpartition("/")[0]
+        # the cache's answer without a call (the common case: a directory met before)
+        if not (self._inside.get(directory) or self._dir_inside(directory)):
             return Unreadable(
                 path,
                 cc.UNREADABLE,
@@ -385,8 +393,7 @@ class WorkTree(Snapshot):
                 "expected a directory inside the checked root, found a symlink leading outside it",
             )
         try:
-            with os.scandir(os.path.join(self.root, rel)) as entries:
-                return sorted(entry.name for entry in entries)
+            return sorted(os.listdir(os.path.join(self.root, rel)))  # (no DirEntry each)
         except OSError as exc:
             return Unreadable(
                 directory or ".", cc.UNREADABLE, f"cannot list: {exc.strerror or exc}"

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from continuity_checks.core import core_rules as cc
-from continuity_checks.core.family import Family
+from continuity_checks.core.family import Family, Names
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.skipped_dirs import SKIP_DIRS
@@ -170,7 +170,7 @@ def claimed(
     explicit = frozenset(path for path, is_dir in sources if not is_dir)
     roots = frozenset(path for path, is_dir in sources if is_dir)
 
-    numbered = tuple(enumerate(families))
+    claimants = DirectoryClaims(families)
     # sources handled, and files named on their own that a walk met: as many as were given
     done: set[str] = set()
     for source, is_dir in sources:
@@ -189,7 +189,7 @@ def claimed(
                 if path in done:
                     continue
                 done.add(path)
-            found = tuple((i, kind) for i, f in numbered if (kind := f.claims(path)) is not None)
+            found = claimants.of(path)
             if not found:
                 if is_dir and path not in explicit:
                     unchecked.walked(path)
@@ -197,3 +197,68 @@ def claimed(
                     unchecked.named(path)
             elif found := unchecked.judged(path, found):
                 yield path, found
+
+
+#: What any name may be (``Family.claimable`` None): every name ends with ``""``.
+_ANY = Names(frozenset(), ("",))
+#: Answers by the end of a name kept for one directory, at most: dropped all at once past it.
+TAILS_KEPT = 4096
+
+
+class DirectoryClaims:
+    """The families that claim each path (``Family.claims``), asked only where the path's name
+    is one its family may claim in the path's directory (``Family.claimable``). The families'
+    answers for one directory are kept while its files stream by, and which families may
+    claim a name by its ending is kept by the name's last characters (as many as the longest
+    ending: names that end alike end with the same endings)."""
+
+    def __init__(self, families: Sequence[Family]) -> None:
+        self.families = families
+        self.directory: str | None = None
+        self.claimable: list[tuple[int, Family, Names]] = []  # of those that may claim any
+        self.names: frozenset[str] = frozenset()  # every name a family may claim here
+        self.longest = 0  # the longest ending a family may claim here
+        self.by_tail: dict[str, tuple[tuple[int, Family], ...]] = {}
+
+    def of(self, path: str) -> Claimants:
+        """``(index of the family, kind)`` for each family that claims ``path``."""
+        directory, _, name = path.rpartition("/")
+        if directory != self.directory:
+            self.enter(directory)
+        if name in self.names:
+            asked = self.may_claim(name, name)
+        else:
+            tail = name[-self.longest :] if self.longest else ""
+            found = self.by_tail.get(tail)
+            if found is None:
+                if len(self.by_tail) >= TAILS_KEPT:
+                    self.by_tail.clear()
+                found = self.by_tail[tail] = self.may_claim("", tail)
+            asked = found
+        claimants = []
+        for index, family in asked:
+            kind = family.claims(path)
+            if kind is not None:
+                claimants.append((index, kind))
+        return tuple(claimants)
+
+    def may_claim(self, name: str, tail: str) -> tuple[tuple[int, Family], ...]:
+        """The families that may claim the name ``name`` or a name ending with ``tail``."""
+        return tuple(
+            (index, family)
+            for index, family, (names, endings) in self.claimable
+            if name in names or tail.endswith(endings)
+        )
+
+    def enter(self, directory: str) -> None:
+        """Asks each family which names it may claim in ``directory``."""
+        self.directory = directory
+        self.claimable = []
+        for index, family in enumerate(self.families):
+            names = family.claimable(directory) or _ANY
+            if names.names or names.endings:
+                self.claimable.append((index, family, names))
+        self.names = frozenset().union(*(names for *_, (names, _) in self.claimable))
+        endings = [e for *_, (_, endings) in self.claimable for e in endings]
+        self.longest = max(map(len, endings), default=0)
+        self.by_tail = {}

@@ -78,8 +78,12 @@ class Unchecked:
         """The ``owners`` of a claimed path whose families judge it in this tree (each family's
         :meth:`~continuity_checks.core.family.Family.unjudged`); a path none of them judges is
         named with the reason its first family gives."""
-        if not any(self._asks[index] for index, _ in owners):
-            return owners
+        asks = self._asks
+        for index, _ in owners:
+            if asks[index]:
+                break
+        else:
+            return owners  # (a loop, not any() over a generator: asked of every claimed path)
         kept: list[tuple[int, str]] = []
         why = None
         for index, kind in owners:

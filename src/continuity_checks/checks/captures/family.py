@@ -20,6 +20,7 @@ from continuity_checks.core.family import (
     CommitContext,
     Family,
     FileInput,
+    Names,
     options,
     strings_option,
 )
@@ -41,6 +42,11 @@ _ANYWHERE = {
     layout.CYCLE_DELTA: "cycle-delta",
 }
 _DECISION_ONLY = {layout.PROJECTION: "capture", layout.DELIVERY: "delivery"}
+# what CapturesFamily.claims may claim in a directory (CapturesFamily.claimable): nothing, in
+# another family's store or outside the configured roots; else by these names
+_NONE = Names(frozenset(), ())
+_OUTSIDE_DECISION = Names(frozenset({layout.MANIFEST, *_ANYWHERE}), (".reader.json",))
+_IN_DECISION = Names(_OUTSIDE_DECISION.names | frozenset(_DECISION_ONLY), (".reader.json",))
 
 
 class CapturesFamily(Family):
@@ -67,6 +73,13 @@ class CapturesFamily(Family):
         if kind is None and layout.is_decision_dir(directory):
             kind = _DECISION_ONLY.get(name)
         return kind
+
+    def claimable(self, directory: str) -> Names | None:
+        if _in_store(directory) or (self.roots and not self.roots.match(directory)):
+            return _NONE
+        if layout.is_decision_dir(directory):
+            return _IN_DECISION
+        return _OUTSIDE_DECISION
 
     def unread(self, path: str) -> str | None:
         """A file of a decision directory, or of a configured root, that the family does not

@@ -17,6 +17,7 @@ from continuity_checks.core.family import (
     CommitContext,
     Family,
     FileInput,
+    Names,
     Origins,
     option,
     options,
@@ -86,6 +87,16 @@ class DeltasFamily(Family):
         if name == "AGENTS.md":
             return "agents"
         return None
+
+    def claimable(self, directory: str) -> Names | None:
+        if self.legacy_files:
+            return None  # globs over whole paths: any name may match
+        framed = f"/{directory}/"
+        # the legacy history in .deltalayer/; deltas and temp files in the store, or below it
+        # (nested deltas)
+        legacy = ("changes.jsonl",) if framed.endswith("/.deltalayer/") else ()
+        endings = (".json", ".tmp") if _STORE in framed else ()
+        return Names(frozenset(("AGENTS.md", *legacy)), endings)
 
     def unread(self, path: str) -> str | None:
         """A file under a ``.deltalayer/`` directory that is not a delta, a temp file, the

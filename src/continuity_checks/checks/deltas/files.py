@@ -100,28 +100,45 @@ def check_record(
     value = doc.value
     findings: list[Finding] = []
     times: dict[str, timestamps.Timestamp] = {}
-
-    def at(rule: Rule, pointer: str, message: str) -> Finding:
-        return located(rule, doc, path, pointer, message)
-
     if not isinstance(value, dict):
         message = records.NOT_OBJECT if schema == DELTA_SCHEMA else records.LEGACY_NOT_OBJECT
-        return [at(dl.NOT_OBJECT, "", f"{message}; found {json_type(value)}")], times
+        found = f"{message}; found {json_type(value)}"
+        return [located(dl.NOT_OBJECT, doc, path, "", found)], times
     for key in time_keys:
         if key in value:
             try:
                 times[key] = timestamps.parse(value[key])
             except timestamps.TimestampError as exc:
                 findings.append(
-                    at(
+                    located(
                         dl.BAD_TIMESTAMP,
+                        doc,
+                        path,
                         jp.append("", key),
                         f"{key}: {exc}; found {show(value[key])}",
                     )
                 )
     validator = schemas.validator(schema)
-    if validator.is_valid(value):
-        return findings, times
+    if not validator.is_valid(value):
+        findings.extend(_schema_findings(doc, value, path, schema, time_keys, validator))
+    return findings, times
+
+
+def _schema_findings(
+    doc: strict_json.Document,
+    value: dict[str, object],
+    path: str,
+    schema: str,
+    time_keys: Sequence[str],
+    validator: schemas.Validator,
+) -> list[Finding]:
+    """The findings of ``value`` (the object ``doc`` holds) where the schema refuses it, but
+    for its timestamps (check_record's own)."""
+    findings: list[Finding] = []
+
+    def at(rule: Rule, pointer: str, message: str) -> Finding:
+        return located(rule, doc, path, pointer, message)
+
     required = schemas.load(schema)["required"]
     missing = [k for k in required if k not in value]
     if missing:
@@ -154,7 +171,7 @@ def check_record(
         if field == "conversation_id" and schema == LEGACY_SCHEMA:
             subject = records.LEGACY_BAD_CONVERSATION_ID
         findings.append(at(rule, error.pointer, f"{subject}; found {found}"))
-    return findings, times
+    return findings
 
 
 # --- a Conversation Delta ----------------------------------------------------------------------

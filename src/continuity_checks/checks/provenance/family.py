@@ -19,6 +19,7 @@ from continuity_checks.core.family import (
     CommitContext,
     Family,
     FileInput,
+    Names,
     option,
     options,
     strings_option,
@@ -67,9 +68,13 @@ def _endings(names: Globs, paths: Globs) -> tuple[str, ...] | None:
     return tuple(found)
 
 
+#: the last letter of each default name of a sums file, in any case
+_ANY_CASE_LAST = ("s", "S", "t", "T")
+
+
 def _any_case(path: str) -> bool:
     """Whether the file name of ``path`` is a default name of a sums file, in any case."""
-    return path[-1:] in "sStT" and path.rpartition("/")[2].lower() in ANY_CASE
+    return path.endswith(_ANY_CASE_LAST) and path.rpartition("/")[2].lower() in ANY_CASE
 
 
 class ProvenanceFamily(Family):
@@ -90,6 +95,13 @@ class ProvenanceFamily(Family):
         )
         """What the name of every listing ends with (None when a pattern leaves it open): lets
         history mode skip the directories of a tree that cannot hold one (see history.Pins)."""
+        # a default name in any case ends with one of its last letters (see _any_case)
+        any_case = _ANY_CASE_LAST if self.any_case else ()
+        self._claimable = (
+            None
+            if self.listing_endings is None
+            else Names(frozenset(), self.listing_endings + any_case)
+        )
         self.relative_to: str = option(
             config, DECLARATION.name, "relative-to", "root", ("root", "sums-file")
         )
@@ -123,6 +135,9 @@ class ProvenanceFamily(Family):
         if self.sums_names.match(name) or self.sums_paths.match(path):
             return "sums"
         return "sums" if self.any_case and _any_case(path) else None
+
+    def claimable(self, directory: str) -> Names | None:
+        return self._claimable
 
     def listings(self, tree: Snapshot) -> Iterator[tuple[str, str]]:
         """Every sums file and manifest in ``tree`` as ``(path, kind)``, found by the snapshot

@@ -101,6 +101,7 @@ class SessionsFamily(Family):
 
     #: by path alone (layout.claims), called as it is: one call less for every path of a run
     claims = staticmethod(layout.claims)
+    claimable = staticmethod(layout.claimable)
 
     @staticmethod
     def unread(path: str) -> str | None:

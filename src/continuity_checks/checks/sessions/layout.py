@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from continuity_checks.core.family import Names
+
 # seq (at least 4 digits), the role letter, the node id
 NODE_NAME = re.compile(r"^(\d{4,})-([a-z])-(.+)\.json$")
 
@@ -84,6 +86,24 @@ def claims(path: str) -> str | None:
         if found.directory or rest.startswith(("meta.json.", "jobs.json.")):
             return TEMP
     return None
+
+
+#: what :func:`claims` may claim in a directory that is not a session's ``history/`` and holds
+#: no ``memory/``: the registries, a session's own files and temp files
+_BY_NAME = Names(
+    frozenset({"index.json", "locations.json", "projects.json", ".gitignore"})
+    | frozenset({"meta.json", "manifest.json"}),
+    (".tmp",),
+)
+
+
+def claimable(directory: str) -> Names | None:
+    """The names :func:`claims` may claim in ``directory`` (see ``Family.claimable``): any name
+    in a ``history/`` directory or under a ``memory/`` one."""
+    framed = f"/{directory}/"
+    if framed.endswith("/history/") or "memory/" in framed:
+        return None
+    return _BY_NAME
 
 
 def session_dir_of(path: str) -> str | None:

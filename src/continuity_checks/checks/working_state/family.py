@@ -22,6 +22,7 @@ from continuity_checks.core.family import (
     CommitContext,
     Family,
     FileInput,
+    Names,
     options,
     strings_option,
 )
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 DEFAULT_PROJECTIONS = ("**/*.projection.json", "**/*-injection.raw.txt")
 #: the file name endings of those globs, for finding projections in a tree
 DEFAULT_ENDINGS = (".projection.json", "-injection.raw.txt")
+#: what the family may claim outside a ``.dsh/`` directory with the default projections
+_STATE_OR_PROJECTION = Names(frozenset({"WORKING_STATE.json"}), DEFAULT_ENDINGS)
 
 
 class WorkingStateFamily(Family):
@@ -80,6 +83,13 @@ class WorkingStateFamily(Family):
         if self.projections.match(path):
             return "projection"
         return None
+
+    def claimable(self, directory: str) -> Names | None:
+        if self._endings is None or ".dsh/" in f"{directory}/" or self.projections.match(directory):
+            # globs of one's own, a DSH directory, or one a glob covers whole (a pattern that
+            # names a directory covers everything below it): any name may be claimed
+            return None
+        return _STATE_OR_PROJECTION
 
     def unread(self, path: str) -> str | None:
         """A file under a ``.dsh/`` directory that is none of DSH's JSON files, runtime files
