@@ -1,4 +1,5 @@
-"""History mode internals: its loader agrees with strict_json, and the blob size limit."""
+"""History mode internals: its loader agrees with strict_json, the deltas' parse shared with
+the file check, and the blob size limit."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from continuity_checks.checks.deltas.files import check_file
+from continuity_checks.checks.deltas.history import Parsed
 from continuity_checks.core import strict_json
+from continuity_checks.core.family import FileInput
 from continuity_checks.core.git.repository import Repository
+from continuity_checks.core.snapshot import CommitTree
 from tests.conftest import CORPUS, RunCLI
 from tests.helpers.git import LEGACY, GitRepo, delta, isolate_git, path_of
 
@@ -25,37 +30,40 @@ def agree(data: bytes, max_depth: int = strict_json.DEFAULT_MAX_DEPTH) -> None:
     assert (None if loaded is None else loaded[1]) == expected, (data, strict)
 
 
-@pytest.mark.parametrize(
-    "data",
-    [
-        b'{"a":1}',
-        b'{"a":1}\n',
-        b'  {"a": [1, {"b": "x"}]}  ',
-        b'{"a":1,\n"a":2}',
-        b'{"a":{"b":1,"b":2}}',
-        b'{"a":{"b":[1,\n  Infinity]}}',
-        b'{"a":NaN}',
-        b'{"a":-Infinity}',
-        b'\xef\xbb\xbf{"a":1}',
-        b'{"a":\n"caf\xc3"}',
-        b'{"a":1} x',
-        b'{"a":"\\udc00"}',
-        b'{"\\ud800":1}',
-        b'{"a":"\\ud83d\\ude00 \\u00e9"}',
-        b'{"a":"\\\\u"}',
-        b'{"a":"quote \\" and [[[[ {{{{ in text"}',
-        b'{"a":[[1]]}',
-        b'{"a":[[[1]]]}',
-        b'{"a":{"b":{}}}',
-        b'{"a":' + b"1" * 5000 + b"}",
-        b"[1, 2]",
-        b'"text"',
-        b"null",
-        b"",
-        b"{",
-        b'{"a":' + b"[" * 3000 + b"]" * 3000 + b"}",
-    ],
-)
+SHARED_INPUTS = [
+    b'{"a":1}',
+    b'{"a":1}\n',
+    b'  {"a": [1, {"b": "x"}]}  ',
+    b'{"a":1,\n"a":2}',
+    b'{"a":{"b":1,"b":2}}',
+    b'{"a":{"b":[1,\n  Infinity]}}',
+    b'{"a":NaN}',
+    b'{"a":-Infinity}',
+    b'\xef\xbb\xbf{"a":1}',
+    b'{"a":\n"caf\xc3"}',
+    b'{"a":1} x',
+    b'{"a":"\\udc00"}',
+    b'{"\\ud800":1}',
+    b'{"a":"\\ud83d\\ude00 \\u00e9"}',
+    b'{"a":"\\\\u"}',
+    b'{"a":"quote \\" and [[[[ {{{{ in text"}',
+    b'{"a":[[1]]}',
+    b'{"a":[[[1]]]}',
+    b'{"a":{"b":{}}}',
+    b'{"a":' + b"1" * 5000 + b"}",
+    b"[1, 2]",
+    b'"text"',
+    b"null",
+    b"",
+    b"{",
+    b'{"a":' + b"[" * 3000 + b"]" * 3000 + b"}",
+    delta().encode(),
+    delta(changes=["a"], updated="2026-09-21T16:00:00+08:00").encode(),
+    b'{"started_at":"2026-09-21T16:20:00+08:00","source":"agent","changes":[],"seq":1}\n',
+]
+
+
+@pytest.mark.parametrize("data", SHARED_INPUTS)
 def test_loader_agrees_with_strict_json(data: bytes) -> None:
     agree(data, max_depth=3)
     agree(data)
@@ -91,6 +99,40 @@ def test_loader_agrees_on_the_corpus() -> None:
     assert files
     for path in files:
         agree(path.read_bytes())
+
+
+# --- one parse per version, shared by the history rules and the file check --------------------
+
+
+def same_answer(
+    a: strict_json.Document | strict_json.Problem, b: strict_json.Document | strict_json.Problem
+) -> bool:
+    if isinstance(a, strict_json.Problem) or isinstance(b, strict_json.Problem):
+        return a == b
+    return (a.text, a.value, a.compact, a.first_line) == (b.text, b.value, b.compact, b.first_line)
+
+
+EMPTY = CommitTree(None, None, 1000)  # type: ignore[arg-type]  # a delta's check reads no tree
+
+
+@given(st.lists(st.sampled_from(SHARED_INPUTS) | st.binary(max_size=60), max_size=12))
+def test_shared_parse_is_strict_json_load(inputs: list[bytes]) -> None:
+    """Parsed.load answers each input as strict_json.load does, whether parsed or kept, and
+    the file check of a delta finds the same with the shared parse as without."""
+    parsed = Parsed(max_depth=3)
+    for data in inputs:
+        expected = strict_json.load(data, max_depth=3)
+        assert same_answer(parsed.load(data), expected), data
+        assert len(parsed._kept) <= Parsed.KEPT
+        file = FileInput(path_of("2026-09-21T16-20-00p08-00--agent.json"), "delta", data, EMPTY)
+        assert check_file(file, 3, parsed.load) == check_file(file, 3)
+
+
+def test_shared_parse_keeps_no_large_version() -> None:
+    parsed = Parsed(max_depth=3)
+    data = b'{"a":"' + b"x" * Parsed.ITEM_LIMIT + b'"}'
+    assert isinstance(parsed.load(data), strict_json.Document)
+    assert not parsed._kept
 
 
 # --- the size limit ----------------------------------------------------------------------------

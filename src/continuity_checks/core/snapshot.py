@@ -663,9 +663,10 @@ class CommitTree(Snapshot):
             return False, False
         names = rel.split("/")
         if rel and rel.rpartition("/")[0] not in self._trees and "\n" not in rel:
-            # the directories on the way (small) and the path itself, in one round trip; the
-            # path's answer is git's when each directory on the way is a directory, no symlink
-            above = ["/".join(names[:i]) for i in range(len(names) - 1)]
+            # the directories on the way (none when is_dir knows the path's directory) and the
+            # path, in one round trip: git answers when each one is a directory, no symlink
+            depth = 0 if self._dirs.get(rel.rpartition("/")[0]) else len(names) - 1
+            above = ["/".join(names[:i]) for i in range(depth)]
             itself = [] if self._index is not None else [f"{self.commit}:{rel}"]
             self._objects.ask([*(self._spec(d) for d in above), *itself])
             for directory, name in zip(above, names, strict=False):

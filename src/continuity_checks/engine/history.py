@@ -292,6 +292,8 @@ class _Trees:
             parent = commit.parents[0] if commit.parents else None
             changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
             carried = self.known.after(commit.sha, parent, changes)
+            # what the commit adds or modifies is in directories of its tree, none a symlink
+            carried.dirs.update(dict.fromkeys(_holding(changes), True))
             alike = Alike(changes)
             made = (
                 CommitTree(repo, parent, limit, None, alike),
@@ -302,6 +304,19 @@ class _Trees:
 
     def others(self, commit: Commit) -> tuple[CommitTree, ...]:
         return tuple(CommitTree(self.repo, p, self.limit) for p in commit.parents[1:])
+
+
+def _holding(changes: Sequence[tuple[str, str, str]]) -> set[str]:
+    """The directories that hold a path the commit adds or modifies (``(path, old mode, new
+    mode)``): in its tree, each is a directory, and none lies under a symlink."""
+    found: set[str] = set()
+    for path, _, new_mode in changes:
+        if new_mode:
+            directory = path.rpartition("/")[0]
+            while directory and directory not in found:
+                found.add(directory)
+                directory = directory.rpartition("/")[0]
+    return found
 
 
 class Blobs:

@@ -109,7 +109,9 @@ class DeltasFamily(Family):
         return "in .deltalayer/, where DeltaLayer reads only changes/*.json and changes.jsonl"
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
-        return files.check_file(file, self.max_depth)
+        # in history mode, a version the history checks parsed is not parsed again
+        load = None if self._history is None else self._history.parsed.load
+        return files.check_file(file, self.max_depth, load)
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)

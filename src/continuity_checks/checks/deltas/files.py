@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -57,9 +57,15 @@ def _frozen_hint(hint: str | None) -> str:
     return f"{hint} (while the freeze is not committed); {FROZEN_HINT}"
 
 
-def check_file(file: FileInput, max_depth: int) -> list[Finding]:
+#: Parses a delta's bytes as ``strict_json.load`` does (with the run's ``max_depth``).
+Load = Callable[[bytes], "strict_json.Document | strict_json.Problem"]
+
+
+def check_file(file: FileInput, max_depth: int, load: Load | None = None) -> list[Finding]:
+    """The findings of one claimed file; a delta is parsed by ``load`` when given (the history
+    checks' parses, shared), else by ``strict_json.load``."""
     if file.kind == "delta":
-        findings = check_delta(file, max_depth)
+        findings = check_delta(file, max_depth, load)
         if findings and naming.is_frozen(file.path):
             # the rules' own hints say to edit the file, which DL207 forbids once it is committed
             return [f._replace(hint=_frozen_hint(f.hint)) for f in findings]
@@ -171,9 +177,10 @@ def _schema_findings(
 # --- a Conversation Delta ----------------------------------------------------------------------
 
 
-def check_delta(file: FileInput, max_depth: int) -> list[Finding]:
+def check_delta(file: FileInput, max_depth: int, load: Load | None = None) -> list[Finding]:
     findings: list[Finding] = []
-    doc = strict_json.load(file.data, max_depth=max_depth)
+    data = file.data
+    doc = strict_json.load(data, max_depth=max_depth) if load is None else load(data)
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
     record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)

@@ -8,10 +8,9 @@
 - Content (DL204, DL205): a modified delta keeps started_at, source and conversation_id, and its
   updated_at does not go back, compared with the last good version (``change.old()``: the
   engine's, past a broken version or a deletion). A version that is not a strict JSON object
-  is file mode's finding, at the commit that made it. History only needs four fields of each
-  version, so it reads them with ``strict_json.accepts``: the same strictness as file mode
-  without what only file mode needs (positions, messages, the compact-form proof); positions
-  are computed only for a finding.
+  is file mode's finding, at the commit that made it. History reads each version with file
+  mode's ``strict_json.load``, once (:class:`Parsed`, shared with the file check of the state
+  the commit leaves), and keeps per blob only the four fields it compares.
 - Frozen files and freezes (DL206-DL208): a freeze is ``D X.json`` + ``A X.frozen.json`` in
   one commit, with identical bytes or with those of an update of ``X.json`` (update, freeze,
   then one commit), judged as that update (DL204, DL205); DL208 when either side is not a delta
@@ -81,8 +80,10 @@ class HistoryChecks:
 
     def __init__(self, options: HistoryOptions) -> None:
         self.options = options
+        #: the versions parsed last, shared with the family's file check
+        self.parsed = Parsed(options.max_depth)
         #: the versions of deltas this run has parsed, by blob id
-        self.versions = Versions(options.max_depth)
+        self.versions = Versions(self.parsed)
         #: trailer values -> the paths they name (most commits repeat their predecessor's)
         self._names: dict[tuple[str, ...], frozenset[str]] = {}
         #: ownership by identity (DL211), None when it is off
@@ -424,17 +425,46 @@ def _version(text: str, value: dict[str, object]) -> _Version:
     )
 
 
+class Parsed:
+    """The versions of deltas parsed last in one run (``strict_json.load``), by their bytes:
+    the history rules and the file check of the state a commit leaves read the same versions,
+    and each is parsed once. The same bytes always give the same answer, so an entry never goes
+    stale; the ``KEPT`` newest versions of at most ``ITEM_LIMIT`` bytes are kept."""
+
+    __slots__ = ("_kept", "max_depth")
+
+    KEPT = 4  # a commit's old and new versions, and a freeze's two
+    ITEM_LIMIT = 64 * 1024
+
+    def __init__(self, max_depth: int) -> None:
+        self.max_depth = max_depth
+        self._kept: dict[bytes, strict_json.Document | strict_json.Problem] = {}
+
+    def load(self, data: bytes) -> strict_json.Document | strict_json.Problem:
+        """``strict_json.load(data)`` with this run's ``max_depth``."""
+        kept = self._kept
+        found = kept.get(data)
+        if found is None:
+            found = strict_json.load(data, max_depth=self.max_depth)
+            if len(data) <= self.ITEM_LIMIT:
+                if len(kept) >= self.KEPT:
+                    del kept[next(iter(kept))]
+                kept[data] = found
+        return found
+
+
 class Versions:
     """What the content rules need of each version of a delta, by blob id, for one run (the
     family owns it). The new version of one commit is the old version of the next one that
     touches the same delta, so most versions are parsed once; a blob id names its bytes, so an
-    entry never goes stale. Bounded: the newest half is kept when it fills up."""
+    entry never goes stale. Bounded: the newest half is kept when it fills up. Versions are
+    parsed through ``parsed``, shared with the file check."""
 
     KEPT = 256  # at least; up to twice as many
     ITEM_LIMIT = 64 * 1024  # larger versions are parsed again when needed, not kept
 
-    def __init__(self, max_depth: int) -> None:
-        self.max_depth = max_depth
+    def __init__(self, parsed: Parsed) -> None:
+        self.parsed = parsed
         self._kept: dict[str, _Version | None] = {}
 
     def get(self, blob: str, read: Callable[[], bytes | None]) -> _Version | None:
@@ -446,8 +476,10 @@ class Versions:
         data = read()
         if data is None:
             return None
-        text, value = strict_json.accepts(data, self.max_depth) or ("", None)
-        version = _version(text, value) if isinstance(value, dict) else None
+        doc = self.parsed.load(data)
+        version = None
+        if isinstance(doc, strict_json.Document) and isinstance(doc.value, dict):
+            version = _version(doc.text, doc.value)
         if len(data) <= self.ITEM_LIMIT:
             if len(kept) >= 2 * self.KEPT:
                 newest = list(kept.items())[-self.KEPT :]

@@ -1,0 +1,104 @@
+"""The trees ``verify`` judges a commit by answer as trees read afresh: a directory that holds a
+path the commit adds or modifies is one, and a look-up in it asks git for the path alone, without
+reading the directories on the way, with the same answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from continuity_checks.core.config import Config
+from continuity_checks.core.git.log import LogRequest
+from continuity_checks.core.git.repository import Repository
+from continuity_checks.core.snapshot import CommitTree
+from continuity_checks.engine.history import _Trees
+from tests.helpers.git import GitRepo, isolate_git
+
+LIMIT = 1 << 20
+PROBES = [
+    "s/d/x.json",
+    "s/d/x.frozen.json",
+    "s/d/y.json",
+    "s/d/sub",
+    "s/d/sub/z.json",
+    "s/d",
+    "s/e/x.json",
+    "s/e",
+    "s",
+    "s/link/x.json",
+    "s/link",
+    "s/f",
+    "s/f/x.json",
+    "top.json",
+    "mod",
+    "mod/x.json",
+    "s/d/mod",
+]
+
+
+def _history(repo: GitRepo) -> list[str]:
+    """Commits that add, modify, freeze, delete, put a symlink and a file where a directory
+    was, and add a submodule entry."""
+    shas = [repo.commit("add", {"s/d/x.json": "1", "s/e/x.json": "2", "top.json": "3"})]
+    shas.append(repo.commit("edit", {"s/d/x.json": "11"}))
+    shas.append(repo.commit("twin", {"s/d/x.frozen.json": "11"}))
+    shas.append(repo.commit("freeze", delete=["s/d/x.json"]))
+    shas.append(repo.commit("nested", {"s/d/sub/z.json": "4", "s/d/y.json": "5"}))
+    (repo.path / "s" / "link").symlink_to("d")
+    shas.append(repo.commit("link", {"s/d/y.json": "55"}))
+    repo.git("rm", "-q", "-r", "--", "s/e")
+    repo.write({"s/f": "a file where a directory could be", "s/d/y.json": "56"})
+    shas.append(repo.commit("file"))
+    head = repo.head()
+    repo.write({"s/d/y.json": "57"})
+    repo.git("add", "s/d/y.json")
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{head},s/d/mod")
+    repo.git("commit", "-q", "-m", "submodule")
+    shas.append(repo.head())
+    repo.git("rm", "-q", "--cached", "s/d/mod")
+    (repo.path / "s" / "link").unlink()
+    repo.write({"s/link/x.json": "6", "s/d/y.json": "58"})
+    shas.append(repo.commit("unlink"))
+    return shas
+
+
+def test_the_walk_s_trees_answer_as_trees_read_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    shas = _history(repo)
+    with Repository(repo.path, LIMIT) as git:
+        trees = _Trees(git, Config().max_file_bytes)
+        # submodule entries as a run with the sessions family (the default) sees them
+        walked = list(git.walk(None, shas[-1], request=LogRequest(gitlinks=True)))
+        assert [commit.sha for commit, _ in walked] == shas
+        for commit, changes in walked:
+            parent = commit.parents[0] if commit.parents else None
+            before, after = trees.of(commit, changes)
+            # existence first: a directory read for another question would answer it instead
+            for path in PROBES:
+                fresh = CommitTree(git, commit.sha, LIMIT).exists(path)
+                assert after.exists(path) == fresh, (commit.sha, path)
+                fresh = CommitTree(git, parent, LIMIT).exists(path)
+                assert before.exists(path) == fresh, (commit.sha, path)
+            for path in PROBES:
+                assert after.is_dir(path) == CommitTree(git, commit.sha, LIMIT).is_dir(path)
+
+
+def test_a_look_up_beside_a_changed_path_reads_no_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delta's twin, looked up where the commit adds the delta: one question to git, no tree
+    of the directories on the way read."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit("first", {"s/d/a.json": "1", "s/d/a.frozen.json": "1"})
+    added = repo.commit("add", {"s/d/b.json": "2"})
+    with Repository(repo.path, LIMIT) as git:
+        [(commit, changes)] = list(git.walk(None, added))[1:]
+        _, after = _Trees(git, LIMIT).of(commit, changes)
+        assert after.exists("s/d/a.frozen.json") and not after.exists("s/d/b.frozen.json")
+        assert after.is_dir("s/d") and after.is_dir("s")
+        assert not after._trees  # no directory read
