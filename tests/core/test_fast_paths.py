@@ -18,7 +18,8 @@ from continuity_checks.core import strict_json
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Claimed, Family
 from continuity_checks.core.globs import Globs, translate
-from continuity_checks.core.snapshot import Unreadable, WorkTree, _normalised, confine
+from continuity_checks.core.paths import _normalised
+from continuity_checks.core.snapshot import Unreadable, WorkTree, confine
 from continuity_checks.engine.discovery import DirectoryClaims
 from tests.conftest import write_tree
 
