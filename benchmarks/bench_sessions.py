@@ -220,6 +220,13 @@ def main() -> None:
         measure(args)
 
 
+def _size(directory: Path) -> tuple[int, int]:
+    """The sessions and node files the measured directory holds (given or generated)."""
+    root = directory / ".openprogram" / "sessions"
+    histories = [d / "history" for d in root.iterdir() if (d / "history").is_dir()]
+    return len(histories), sum(len(os.listdir(h)) for h in histories)
+
+
 def measure(args: argparse.Namespace) -> None:
     if not args.directory.exists():
         subprocess.run(
@@ -251,7 +258,8 @@ def measure(args: argparse.Namespace) -> None:
             times[name].append(elapsed)
             cpus[name].append(cpu)
             memory[name] = max(memory[name], rss)
-    print(f"{args.sessions} sessions x {args.nodes} nodes, {os.cpu_count()} CPUs, "
+    sessions, nodes = _size(args.directory)
+    print(f"{sessions} sessions, {nodes} node files, {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.2f}")  # fmt: skip
     print("| command | median | best | CPU (median) | peak RSS | runs |\n"
           "|---|---:|---:|---:|---:|---:|")  # fmt: skip
