@@ -4,10 +4,12 @@ module is imported only when it runs."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import importlib
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import NoReturn
 
 from continuity_checks import __version__, checks
@@ -78,9 +80,9 @@ def _parser(table: dict[str, Command]) -> argparse.ArgumentParser:
     return parser
 
 
-def dispatch(argv: Sequence[str]) -> int:
+def dispatch(argv: Sequence[str], *, settle: bool = False) -> int:
     """Run the command ``argv`` names with the rest of ``argv``, untouched (a ``--`` in it is
-    the command's); its exit code."""
+    the command's); its exit code. ``settle``: see :func:`_start_up`."""
     table = commands()
     if argv and argv[0] in table:
         name, rest = argv[0], list(argv[1:])
@@ -97,8 +99,28 @@ def dispatch(argv: Sequence[str]) -> int:
         given = parser.parse_args(argv)
         name, rest = given.command, given.arguments
     module, _, function = table[name].target.partition(":")
-    command: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
+    with _start_up(settle):
+        command: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
     return command(rest)
+
+
+@contextlib.contextmanager
+def _start_up(settle: bool) -> Iterator[None]:
+    """The import of a command's modules. With ``settle`` (the process entry point, whose
+    start-up objects live until it exits): no collection while they are made, and frozen once
+    made, so that neither the run's collections nor the last one at exit traverse them again.
+    The collector is enabled again as it was; the freeze lasts as long as the process."""
+    if not settle:
+        yield
+        return
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def run() -> NoReturn:
@@ -106,7 +128,7 @@ def run() -> NoReturn:
 
     The report is flushed here, so that a stdout that cannot take it (a full disk, a closed
     pipe) is one line on stderr and exit 2, not an error at interpreter shutdown."""
-    code = main()
+    code = main(settle=True)
     try:
         sys.stdout.flush()
     except OSError as exc:
@@ -117,7 +139,7 @@ def run() -> NoReturn:
     sys.exit(code)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, settle: bool = False) -> int:
     """Entry point: returns the exit code instead of raising SystemExit. Never a traceback for
     the process's own surroundings: a working directory that was deleted, an output that cannot
     be written."""
@@ -127,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say("the current directory no longer exists", "cd to the repository and run again")
         return 2
     try:
-        return dispatch(sys.argv[1:] if argv is None else argv)
+        return dispatch(sys.argv[1:] if argv is None else argv, settle=settle)
     except SystemExit as exc:  # argparse's --help and usage errors, and fail()
         code = exc.code
         if code is None:

@@ -1,7 +1,5 @@
 """Configuration: ``[tool.continuity]`` in pyproject.toml, or ``.continuity.toml``. Data only."""
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -175,7 +173,7 @@ def table_in(name: str, data: bytes, source: str) -> Mapping[str, Any] | None:
     return found
 
 
-def from_files(files: Mapping[str, bytes], label: str, known: Known) -> Config:
+def from_files(files: Mapping[str, bytes], label: str, known: "Known") -> Config:
     """The configuration that the :data:`FILES` of a tree give (``files``: the ones that exist,
     with their bytes), with the precedence of :func:`find`; ``label`` names the tree."""
     for name in FILES:

@@ -10,8 +10,6 @@ file mode, a commit's tree (and its first parent's) in history mode. A family ne
 itself.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -20,10 +18,10 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.git.log import FIELDS
 from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
+from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.core.git.log import RawChange
-    from continuity_checks.core.snapshot import Snapshot
 
 
 #: The commit fields a family may ask history mode for (dates are strict ISO 8601).
@@ -210,7 +208,7 @@ class Change:
     def new(self) -> bytes | None:
         return None if self.new_blob is None else self._read(self.new_blob)
 
-    def judged_as(self, status: str, old_blob: str | None) -> Change:
+    def judged_as(self, status: str, old_blob: str | None) -> "Change":
         """This change with another status and old version (the same new version)."""
         return Change(
             self.path, self.kind, status, old_blob, self.new_blob, self._read, self.new_mode
@@ -249,7 +247,7 @@ class CommitContext:
         changes: list[Change],
         before: Snapshot,
         after: Snapshot,
-        paths: Sequence[RawChange] = (),
+        paths: "Sequence[RawChange]" = (),
         others: Sequence[Snapshot] = (),
     ) -> None:
         self.commit = commit
@@ -265,7 +263,7 @@ class CommitContext:
         #: parent has the same version) or made by the merge itself
         self.others = others
 
-    def with_changes(self, changes: list[Change]) -> CommitContext:
+    def with_changes(self, changes: list[Change]) -> "CommitContext":
         """This commit's context with other claimed changes."""
         return CommitContext(self.commit, changes, self.before, self.after, self.paths, self.others)
 
@@ -315,7 +313,7 @@ class Family(Protocol):
         when any name may be. Path only, like ``claims``."""
         return None
 
-    def tree(self, snapshot: Snapshot) -> TreeCheck:
+    def tree(self, snapshot: Snapshot) -> "TreeCheck":
         """One file-mode run's cross-file check, fed as the files stream by. The default keeps
         the claimed files and calls :meth:`check_tree` once at the end; a family with many
         files judges them as they come (and ``check_tree`` is then not called)."""

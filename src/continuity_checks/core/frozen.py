@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
-_V = TypeVar("_V", bound="Frozen")
-
 
 class Frozen:
     """A value whose attributes (``_fields``, in order: also its ``__slots__`` and the names of
@@ -54,3 +52,7 @@ class Frozen:
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__name__}({shown})"
+
+
+#: after the class: a bound given as a string would make ``typing`` compile it at import
+_V = TypeVar("_V", bound=Frozen)

@@ -2,8 +2,6 @@
 refuses it, and :class:`Unreadable` is the refusal (of a path, or of what lies at it), a
 finding waiting for the place to report it."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from continuity_checks.core import core_rules as cc

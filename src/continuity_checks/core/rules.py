@@ -4,8 +4,6 @@ Rule ids never change meaning once released. Families register their rules by im
 module and calling :func:`rule`; the registry is filled when the family modules are imported.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from continuity_checks.core.findings import Finding, Severity

@@ -1,7 +1,5 @@
 """The shipped JSON Schemas: loading, compiling once per run, and validating."""
 
-from __future__ import annotations
-
 import itertools
 import json
 import pkgutil

@@ -8,8 +8,6 @@ family claims, so each family looks for it in every path the commit changes
 (``CommitContext.paths``) with :func:`committed`, and words it with :func:`finding`.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -32,7 +30,7 @@ class Link(NamedTuple):
     expected: str
 
 
-def committed(context: CommitContext, kept: Callable[[str], str | None]) -> list[Link]:
+def committed(context: "CommitContext", kept: Callable[[str], str | None]) -> list[Link]:
     """Each path the commit adds as a symlink or changes into one, where ``kept`` says what the
     family keeps (None: nothing of the family's)."""
     found = []
@@ -44,7 +42,7 @@ def committed(context: CommitContext, kept: Callable[[str], str | None]) -> list
     return found
 
 
-def beneath(context: CommitContext, links: Sequence[Link]) -> CommitContext:
+def beneath(context: "CommitContext", links: Sequence[Link]) -> "CommitContext":
     """``context`` without the claimed changes below a directory the commit left as a symlink:
     their deletions are that symlink's doing, and its finding is the one for them."""
     if not links or not context.changes:
@@ -54,7 +52,7 @@ def beneath(context: CommitContext, links: Sequence[Link]) -> CommitContext:
     return context if len(kept) == len(context.changes) else context.with_changes(kept)
 
 
-def finding(rule: Rule, link: Link, context: CommitContext) -> Finding:
+def finding(rule: "Rule", link: Link, context: "CommitContext") -> "Finding":
     """``rule``'s finding for ``link`` at the commit, naming where the link leads in its tree."""
     target = context.after.resolve(link.path)
     if isinstance(target, str):

@@ -6,8 +6,6 @@ Kept apart from the checks so that building the family (``family.py``: ``__init_
 family: the check modules, the schemas and the helper are imported only when a check runs.
 """
 
-from __future__ import annotations
-
 import posixpath
 from typing import Any, Literal, NamedTuple
 

@@ -19,8 +19,6 @@
 - Ownership by identity (DL211): see :mod:`.owners`.
 """
 
-from __future__ import annotations
-
 import posixpath
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -112,7 +110,7 @@ class HistoryChecks:
 
 def check_commit(
     options: HistoryOptions,
-    versions: Versions,
+    versions: "Versions",
     named: frozenset[str],
     context: CommitContext,
     owners: Owners | None = None,
@@ -312,7 +310,7 @@ def _ownership(
 
 def _delta(
     options: HistoryOptions,
-    versions: Versions,
+    versions: "Versions",
     change: Change,
     freezes: dict[str, Change],
     sha: str,
@@ -345,7 +343,7 @@ def _kept_frozen(change: Change, after: Snapshot) -> bool:
 
 
 def _frozen(
-    change: Change, freezes: dict[str, Change], versions: Versions, sha: str
+    change: Change, freezes: dict[str, Change], versions: "Versions", sha: str
 ) -> list[Finding]:
     if change.status == "D":
         return [

@@ -16,8 +16,6 @@ parents already had was brought in from that side, and is judged at the commit t
 A delta and its frozen form are one delta: a freeze is a change, by the freezer.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 

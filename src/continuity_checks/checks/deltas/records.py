@@ -6,8 +6,6 @@ empty change strings and ``updated_at < started_at`` are accepted here (the file
 them separately).
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from continuity_checks.checks.deltas import timestamps

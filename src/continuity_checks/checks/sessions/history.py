@@ -27,8 +27,6 @@ its files in is committed as a symlink; the other rules do not judge such a vers
 Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at the work tree.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Mapping
 from functools import partial

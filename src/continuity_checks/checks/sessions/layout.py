@@ -5,8 +5,6 @@ A session directory is the checked root itself (a session repository checked on 
 project; the registries live in ``<state>/sessions/`` and ``<state>/projects/``.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

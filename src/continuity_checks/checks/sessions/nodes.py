@@ -2,8 +2,6 @@
 single node can show. The same code runs on the work tree (file mode, with positions) and on
 any commit's version (history mode, without)."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Callable
 from typing import NamedTuple

@@ -1,7 +1,5 @@
 """Absolute paths written on another machine, read here through the ``path-map`` option."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
@@ -23,7 +21,7 @@ class PathMap:
             ((k.rstrip("/") or "/", v) for k, v in pairs.items()), key=lambda kv: -len(kv[0])
         )
 
-    def with_default(self, prefix: str, target: str) -> PathMap:
+    def with_default(self, prefix: str, target: str) -> "PathMap":
         """This map, or — when nothing is configured — one that maps ``prefix`` to ``target``."""
         return self if self.pairs else PathMap({prefix: target})
 

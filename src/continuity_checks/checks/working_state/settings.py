@@ -6,8 +6,6 @@ the staged paths, and a commit that touches no DSH file should not pay for impor
 checks (``files`` pulls in the schemas, the state hash and the projection).
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 #: /compress refuses once both states' 2-space JSON exceed max_input_chars (96,000) - 16,000;

@@ -6,8 +6,6 @@ fields asked for, the subject, and the raw diff against the first parent, whose 
 object ids of each change (so contents are fetched by id, with no lookup per commit).
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
@@ -107,7 +105,7 @@ class LogRequest(Frozen):
             raise ValueError(f"unknown commit fields {sorted(unknown)}; known: {sorted(FIELDS)}")
         self._set(trailers, fields, gitlinks)
 
-    def union(self, other: LogRequest) -> LogRequest:
+    def union(self, other: "LogRequest") -> "LogRequest":
         """A request that gives what either asks for (several families share one log)."""
         known = {key.lower() for key in self.trailers}
         extra = tuple(k for k in other.trailers if k.lower() not in known)

@@ -7,8 +7,6 @@ cat-file works ahead of the rules. Blobs read are kept in a cache bounded by cou
 owned by the reader (and so by the run that opened the repository).
 """
 
-from __future__ import annotations
-
 import re
 import threading
 from collections import OrderedDict, deque
@@ -98,8 +96,8 @@ class ObjectReader:
 
     def __init__(
         self,
-        start_process: Callable[[], subprocess.Popen[bytes]],
-        stop_process: Callable[[subprocess.Popen[bytes]], None],
+        start_process: "Callable[[], subprocess.Popen[bytes]]",
+        stop_process: "Callable[[subprocess.Popen[bytes]], None]",
         max_bytes: int | None = None,
         id_length: int = 20,
     ) -> None:

@@ -15,8 +15,6 @@ those before the shard in one more ``git log``, ended as soon as it needs no mor
 process is started is :mod:`.process`'s; what the commit being made holds, :mod:`.staged`'s.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 import subprocess
@@ -137,7 +135,7 @@ class Repository(StagedCommit):
 
     # --- life cycle -----------------------------------------------------------------------------
 
-    def __enter__(self) -> Repository:
+    def __enter__(self) -> "Repository":
         return self
 
     def __exit__(
