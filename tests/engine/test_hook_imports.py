@@ -68,3 +68,28 @@ def test_a_baseline_file_is_read_when_there_is_one(repo: GitRepo) -> None:
     code, modules = hook_modules(repo)
     assert code == 2  # read, and refused
     assert "continuity_checks.core.baseline" in modules
+
+
+def test_the_hook_makes_no_forward_reference(repo: GitRepo) -> None:
+    """A ``typing.ForwardRef`` (a NamedTuple field or a TypeVar bound given as a string)
+    compiles its text at import, and the first compile builds every AST type: the hook's modules
+    give NamedTuples and TypeVars their types as objects."""
+    code = (
+        "import sys, typing\n"
+        "made = []\n"
+        "init = typing.ForwardRef.__init__\n"
+        "def counted(self, *args, **kwargs):\n"
+        "    made.append(args[0])\n"
+        "    init(self, *args, **kwargs)\n"
+        "typing.ForwardRef.__init__ = counted\n"
+        "from continuity_checks.cli import main\n"
+        f"code = main(['check', '--staged', {path_of(NAME)!r}])\n"
+        "print(made, file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo.path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "[]"

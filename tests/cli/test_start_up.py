@@ -1,0 +1,46 @@
+"""The collector around a command's start-up: the process entry point freezes what the
+command's imports made; ``main`` (a caller's process, the tests) leaves the collector as it was."""
+
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+
+from continuity_checks.cli import main
+from tests.conftest import REPO
+
+
+def test_main_leaves_the_collector_as_it_was() -> None:
+    frozen = gc.get_freeze_count()
+    assert main(["rules"]) == 0
+    assert gc.get_freeze_count() == frozen
+    assert gc.isenabled()
+
+
+def test_the_process_entry_point_freezes_the_start_up() -> None:
+    code = (
+        "import gc, sys\n"
+        "from continuity_checks import cli\n"
+        "sys.argv = ['continuity', 'rules']\n"
+        "sys.exit = lambda code: print(code, gc.isenabled(), gc.get_freeze_count() > 0)\n"
+        "cli.run()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "0 True True", done.stderr
+
+
+def test_a_disabled_collector_stays_disabled() -> None:
+    code = (
+        "import gc, sys\n"
+        "from continuity_checks import cli\n"
+        "gc.disable()\n"
+        "sys.argv = ['continuity', 'rules']\n"
+        "sys.exit = lambda code: print(code, gc.isenabled())\n"
+        "cli.run()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.stdout.splitlines()[-1] == "0 False", done.stderr
