@@ -31,9 +31,9 @@ PATTERN = (
     r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2}(?::?[0-9]{2}(?:[.,][0-9]+)?)?)?))\s*$"
 )
 
-_DATE_ONLY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})", re.ASCII)
-_DATETIME = re.compile(
-    r"""
+# the slow path's expressions, compiled (by ``re``, once) when a value is not canonical
+_DATE_ONLY = r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+_DATETIME = r"""
     (?P<y>[0-9]{4}) (?P<dsep>-?) (?P<mo>[0-9]{2}) (?P=dsep) (?P<d>[0-9]{2})
     [Tt ]
     (?P<h>[0-9]{2})
@@ -41,18 +41,14 @@ _DATETIME = re.compile(
         (?: (?P=tsep) (?P<s>[0-9]{2}) (?: [.,] (?P<f>[0-9]+) )? )? )?
     (?(f) | (?P<gap>[ ])? )  # one space before the offset, after whole fields only
     (?P<tz> [+-][0-9]{2} (?: (?P<zsep>:?)[0-9]{2} (?: (?P=zsep)[0-9]{2} (?:[.,][0-9]+)? )? )? )?
-    """,
-    re.VERBOSE | re.ASCII,
-)
+    """
+_OFFSET = r"([+-])([0-9]{2}):?(?:([0-9]{2}):?(?:([0-9]{2})(?:[.,]([0-9]+))?)?)?"
 # what every writer produces, with an offset that is already normal (hours below 24, minutes
 # below 60): the only input the fast path hands to fromisoformat
 _CANONICAL = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?"
     r"[+-](?:[01][0-9]|2[0-3]):[0-5][0-9]",
     re.ASCII,
-)
-_OFFSET = re.compile(
-    r"([+-])([0-9]{2}):?(?:([0-9]{2}):?(?:([0-9]{2})(?:[.,]([0-9]+))?)?)?", re.ASCII
 )
 
 
@@ -120,7 +116,7 @@ def _fraction(digits: str | None) -> int:
 
 
 def _offset(text: str) -> timezone:
-    match = _OFFSET.fullmatch(text)
+    match = re.fullmatch(_OFFSET, text, re.ASCII)
     if match is None:
         raise TimestampError(INVALID)
     sign, hh, mm, ss, ff = match.groups()
@@ -151,14 +147,14 @@ def parse(raw: object) -> Timestamp:
         normal = len(text) == 25 and not text.endswith("-00:00")
         return Timestamp(value, text if normal else None)
     if len(text) == 10 and text[4] == "-" and text[7] == "-":
-        match = _DATE_ONLY.fullmatch(text)
+        match = re.fullmatch(_DATE_ONLY, text, re.ASCII)
         if match is None:
             raise TimestampError(INVALID)
         try:
             return Timestamp(date(*map(int, match.groups())))
         except ValueError:
             raise TimestampError(INVALID) from None
-    match = _DATETIME.fullmatch(text)
+    match = re.fullmatch(_DATETIME, text, re.VERBOSE | re.ASCII)
     if match is None:
         basic = re.fullmatch(r"([0-9]{4})([0-9]{2})([0-9]{2})", text, re.ASCII)
         if basic is not None:

@@ -43,19 +43,21 @@ from continuity_checks.core.snapshot import Snapshot, Unreadable
 
 SESSION_IDENTITY = ("OpenProgram", "openprogram@local")
 AGENT_IDENTITY = ("OpenProgram Agent", "agent@openprogram.local")
-SUBJECTS = re.compile(
+# the expressions of commit subjects, compiled (by ``re``, once) when a commit has a subject: the
+# commit being made has none
+SUBJECTS = (
     r"^(?:turn: .{0,60}|turn \(error\): .{0,60}|rewind|merge: .*|"
     r"agent tool spawn(?: \(async\))?: .*|send_message: inbox notice|job: .*)$"
 )
-AGENT_SUBJECTS = re.compile(r"^(?:\[agent .{1,8}\] .{1,60}|Revert agent commit [0-9a-f]{8})$")
+AGENT_SUBJECTS = r"^(?:\[agent .{1,8}\] .{1,60}|Revert agent commit [0-9a-f]{8})$"
 AGENT_FIRST = ("openprogram: baseline (pre-existing files)", "openprogram: project init")
 #: the shadow-git store (``<state>/shadow-git/<hash>/``): its empty root commit, the pre-turn
 #: images of files it has not seen, and a turn ``[<turn id[:8]>] <first line of the user text>``
 SHADOW_ROOT = "shadow-git: init"
 SHADOW_BASELINE = "[baseline] pre-turn images"
-SHADOW_SUBJECTS = re.compile(r"^(?:\[baseline\] pre-turn images|\[[^\]\n]{1,8}\] .+)$")
+SHADOW_SUBJECTS = r"^(?:\[baseline\] pre-turn images|\[[^\]\n]{1,8}\] .+)$"
 GITLINK = "160000"
-TURN = re.compile(r"^turn(?: \(error\))?(?::|$)")
+TURN = r"^turn(?: \(error\))?(?::|$)"
 PENDING_KEPT = 64  # turns remembered between turn commits (more is reported long before)
 
 
@@ -177,7 +179,7 @@ class History:
                     commit=sha,
                 )
             )
-        if has_message and commit.parents and (not SUBJECTS.match(subject) or not subject):
+        if has_message and commit.parents and (not re.match(SUBJECTS, subject) or not subject):
             findings.append(
                 ss.SESSION_SUBJECT.finding(
                     ".",
@@ -212,7 +214,7 @@ class History:
             elif change.kind == layout.META:
                 findings.extend(self._meta(change, sha))
         if has_message and commit.parents:
-            findings.extend(self._turns(sha, TURN.match(subject) is not None))
+            findings.extend(self._turns(sha, re.match(TURN, subject) is not None))
         elif not has_message:
             findings.extend(self._staged_turns(known))
         return findings
@@ -590,12 +592,12 @@ def project_commit(
     identity = _identity(fields)
     if sha != STAGED and AGENT_IDENTITY in (identity["author"], identity["committer"]):
         subject = commit.subject
-        ok = AGENT_SUBJECTS.match(subject) is not None or (
+        ok = re.match(AGENT_SUBJECTS, subject) is not None or (
             subject in AGENT_FIRST and not commit.parents
         )
         if not ok:
             where = " (only as the first commit)" if subject in AGENT_FIRST else ""
-            if SHADOW_SUBJECTS.match(subject):  # a shadow-git store's, if the range began later
+            if re.match(SHADOW_SUBJECTS, subject):  # a shadow-git store's, if the range began later
                 where = (
                     f" (verify took this for a project repository: the range does not start at "
                     f'a root commit "{SHADOW_ROOT}"; in a shadow-git store, verify from its root)'
@@ -618,7 +620,7 @@ def shadow_commit(context: CommitContext, fields: Mapping[str, str]) -> list[Fin
     identity = _identity(fields)
     if commit.sha == STAGED or AGENT_IDENTITY not in (identity["author"], identity["committer"]):
         return []
-    if SHADOW_SUBJECTS.match(commit.subject) or (
+    if re.match(SHADOW_SUBJECTS, commit.subject) or (
         commit.subject == SHADOW_ROOT and not commit.parents
     ):
         return []
