@@ -30,9 +30,9 @@ Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at 
 import re
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from continuity_checks.checks.sessions import layout, nodes
+from continuity_checks.checks.sessions import layout
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.core import strict_json, symlinks
 from continuity_checks.core.display import quote
@@ -40,6 +40,9 @@ from continuity_checks.core.family import STAGED, Change, CommitContext
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
+
+if TYPE_CHECKING:
+    from continuity_checks.checks.sessions import nodes
 
 SESSION_IDENTITY = ("OpenProgram", "openprogram@local")
 AGENT_IDENTITY = ("OpenProgram Agent", "agent@openprogram.local")
@@ -250,7 +253,7 @@ class History:
             )
         ]
 
-    def _pend(self, node: nodes.Node) -> None:
+    def _pend(self, node: "nodes.Node") -> None:
         """[34] a top-level user node (not ROOT, not a spawn root, not a runtime turn) starts a
         turn; a top-level llm node answering one makes it a turn that needs its commit."""
         if (
@@ -312,7 +315,9 @@ class History:
 
     def _node(
         self, change: Change, context: CommitContext, sha: str
-    ) -> tuple[list[Finding], nodes.Node | None]:
+    ) -> "tuple[list[Finding], nodes.Node | None]":
+        from continuity_checks.checks.sessions import nodes  # a session repository's nodes only
+
         findings: list[Finding] = []
         path = change.path
         name = path.rpartition("/")[2]
