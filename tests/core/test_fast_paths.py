@@ -122,6 +122,20 @@ def test_globs_answer_as_their_expression(patterns: list[str], path: str) -> Non
     assert Globs(patterns).match(path) == (expression.fullmatch(path) is not None)
 
 
+@given(
+    st.lists(st.lists(_segment, min_size=1, max_size=3).map("/".join), min_size=1, max_size=3),
+    st.lists(st.lists(_name, min_size=1, max_size=4).map("/".join), min_size=1, max_size=6),
+)
+def test_one_globs_answers_every_path_as_its_expression(
+    patterns: list[str], paths: list[str]
+) -> None:
+    """The expression is compiled when a path first needs it: the paths before and after that
+    are answered alike."""
+    expression = re.compile("|".join(f"(?:{translate(p)})" for p in patterns), re.DOTALL)
+    globs = Globs(patterns)
+    assert [globs.match(p) for p in paths] == [expression.fullmatch(p) is not None for p in paths]
+
+
 # --- claims: the early rejects against the full tests ---------------------------------------------
 
 _parts = st.sampled_from(

@@ -45,13 +45,13 @@ def literal_tail(pattern: str) -> str:
 
 
 class Globs:
-    """Patterns compiled once, into one regular expression: the object is owned by whoever
-    asks (a run, a family), so nothing outlives it. False when there are no patterns."""
+    """Patterns compiled once, into one regular expression, when a path first needs it (most
+    paths are answered by the literal tails): the object is owned by whoever asks (a run, a
+    family), so nothing outlives it. False when there are no patterns."""
 
     def __init__(self, patterns: Iterable[str] = ()) -> None:
         self.patterns = tuple(patterns)
-        joined = "|".join(f"(?:{translate(p)})" for p in self.patterns)
-        self._regex = re.compile(joined, re.DOTALL) if self.patterns else None
+        self._regex: re.Pattern[str] | None = None
         # a path that holds none of the patterns' literal tails matches none of them: a
         # substring test instead of the expression for most paths (None: a pattern ends in a
         # wildcard, every path must go to the expression)
@@ -59,14 +59,14 @@ class Globs:
         self._tails: tuple[str, ...] | None = None if "" in tails else tails
 
     def __bool__(self) -> bool:
-        return self._regex is not None
+        return bool(self.patterns)
 
     def __repr__(self) -> str:
         return f"Globs({list(self.patterns)!r})"
 
     def match(self, path: str) -> bool:
         """Whether any pattern matches the whole of ``path``."""
-        if self._regex is None:
+        if not self.patterns:
             return False
         if self._tails is not None:
             for tail in self._tails:
@@ -74,4 +74,8 @@ class Globs:
                     break
             else:
                 return False
-        return self._regex.fullmatch(path) is not None
+        regex = self._regex
+        if regex is None:
+            joined = "|".join(f"(?:{translate(p)})" for p in self.patterns)
+            regex = self._regex = re.compile(joined, re.DOTALL)
+        return regex.fullmatch(path) is not None
