@@ -445,7 +445,8 @@ def same_tree(before: Snapshot, after: Snapshot, directory: str) -> bool:
     return True
 
 
-_SOURCE = re.compile(r"^(?P<workspace>(?:.*/)?memory/)?sources/(?P<rest>.+\.md)$")
+#: compiled (by ``re``, once) when a changed path holds ``sources/``, as every path it matches does
+_SOURCE = r"^(?P<workspace>(?:.*/)?memory/)?sources/(?P<rest>.+\.md)$"
 
 
 def sources_appended(context: CommitContext, linked: tuple[str, ...] = ()) -> list[Finding]:
@@ -463,7 +464,7 @@ def sources_appended(context: CommitContext, linked: tuple[str, ...] = ()) -> li
     for change in context.paths:
         if change.path in linked or change.path.startswith(below):
             continue
-        found = _SOURCE.match(change.path)
+        found = re.match(_SOURCE, change.path) if "sources/" in change.path else None
         if found is None:
             continue
         status = change.status

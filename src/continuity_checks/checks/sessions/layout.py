@@ -13,7 +13,9 @@ from continuity_checks.core.family import Names
 # seq (at least 4 digits), the role letter, the node id
 NODE_NAME = re.compile(r"^(\d{4,})-([a-z])-(.+)\.json$")
 
-_SESSION_FILE = re.compile(
+#: compiled (by ``re``, once) when a path first gets past the string tests in front of it: the
+#: commit hook of another family's files never does
+_SESSION_FILE = (
     r"^(?P<dir>(?:.*/)?sessions/(?P<sid>[^/]+)/)?"
     r"(?P<rest>history/[^/]+|meta\.json|file_backups/[^/]+/manifest\.json|[^/]+\.tmp)$"
 )
@@ -36,7 +38,7 @@ class SessionPath(NamedTuple):
 
 
 def session_path(path: str) -> SessionPath | None:
-    match = _SESSION_FILE.match(path)
+    match = re.match(_SESSION_FILE, path)
     if match is None:
         return None
     return SessionPath(match["dir"] or "", match["sid"] or "", match["rest"])
@@ -109,12 +111,13 @@ def session_dir_of(path: str) -> str | None:
     return None if found is None else found.directory
 
 
-_WORKSPACE = re.compile(r"^((?:[^/]+/)*?)memory/")
+#: compiled (by ``re``, once) when a path under ``memory/`` is first asked about
+_WORKSPACE = r"^((?:[^/]+/)*?)memory/"
 
 
 def workspace_of(path: str) -> str:
     """The state directory (``""`` or ending in /) of a path under ``memory/``."""
-    match = _WORKSPACE.match(path)
+    match = re.match(_WORKSPACE, path)
     return "" if match is None else match[1]
 
 
