@@ -1,8 +1,9 @@
 """The shipped JSON Schemas: loading, compiling once per run, and validating."""
 
+import importlib
 import itertools
 import json
-import pkgutil
+import os
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -26,11 +27,15 @@ def names() -> list[str]:
 
 @cache
 def text(name: str) -> str:
-    # through the package's loader (a wheel on disk, a zip): pkgutil costs a fraction of
-    # importlib.resources' imports (tempfile, zipfile, shutil), about 7 ms of a commit hook
-    data = pkgutil.get_data(PACKAGE, f"{name}.schema.json")
-    if data is None:  # pragma: no cover - a loader that cannot read package data
+    # through the package's loader (a wheel on disk, a zip), as pkgutil.get_data reads it
+    # (importlib.resources imports tempfile, zipfile and shutil; pkgutil 1.1 M instructions of
+    # a commit hook)
+    package = importlib.import_module(PACKAGE)
+    spec = package.__spec__
+    get_data = getattr(spec.loader, "get_data", None) if spec is not None else None
+    if package.__file__ is None or get_data is None:  # pragma: no cover - no package data
         raise FileNotFoundError(f"{PACKAGE}/{name}.schema.json")
+    data: bytes = get_data(os.path.join(os.path.dirname(package.__file__), f"{name}.schema.json"))
     return data.decode("utf-8")
 
 
