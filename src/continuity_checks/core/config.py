@@ -186,12 +186,16 @@ def from_files(files: Mapping[str, bytes], label: str, known: "Known") -> Config
     return Config(source=f"{label} (no configuration)")
 
 
-class Known(NamedTuple):
+class Known:
     """What a configuration may name: the families of this version and its rule ids (asked
-    only for the ids a configuration overrides). Given by the caller: core knows no family."""
+    only for the ids a configuration overrides). Given by the caller: core knows no family.
+    (A plain class: made once a run.)"""
 
-    families: Sequence[str]
-    rule: Callable[[str], bool]
+    __slots__ = ("families", "rule")
+
+    def __init__(self, families: Sequence[str], rule: Callable[[str], bool]) -> None:
+        self.families = families
+        self.rule = rule
 
 
 def load(root: Path, known: Known, explicit: Path | None = None) -> Config:

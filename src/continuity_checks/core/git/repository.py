@@ -22,7 +22,6 @@ import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import NamedTuple
 
 from continuity_checks.core.git.errors import (
     FETCH_HINT,
@@ -91,12 +90,19 @@ def parse_range(spec: str) -> tuple[str | None, str]:
     return base, head
 
 
-class _Answer(NamedTuple):
-    git_dir: Path
-    top: Path | None  # None outside a work tree (a bare repository)
-    shallow: bool
-    object_format: str
-    ids: list[str]  # the revisions asked for, resolved, then the remote-tracking tips
+class _Answer:
+    """What one ``git rev-parse`` tells of the repository (a plain class: made once a run)."""
+
+    __slots__ = ("git_dir", "ids", "object_format", "shallow", "top")
+
+    def __init__(
+        self, git_dir: Path, top: Path | None, shallow: bool, object_format: str, ids: list[str]
+    ) -> None:
+        self.git_dir = git_dir
+        self.top = top  # None outside a work tree (a bare repository)
+        self.shallow = shallow
+        self.object_format = object_format
+        self.ids = ids  # the revisions asked for, resolved, then the remote-tracking tips
 
 
 class Repository(StagedCommit):
