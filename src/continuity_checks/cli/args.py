@@ -212,7 +212,8 @@ def file_path(value: str) -> Path:
     return Path(file(value))
 
 
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+#: compiled (by ``re``, once) when a command first reads a number: the commit hook reads none
+_DECIMAL = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 
 
 def positive_number(value: str) -> int | float:
@@ -220,7 +221,7 @@ def positive_number(value: str) -> int | float:
     ``Number`` reads it; a whole number is an int (``12000.0`` is ``12000``, as JavaScript
     writes it)."""
     text = value.strip()
-    number = float(text) if _DECIMAL.fullmatch(text) else math.nan
+    number = float(text) if re.fullmatch(_DECIMAL, text) else math.nan
     if not math.isfinite(number):
         raise argparse.ArgumentTypeError(f"{value!r} is not a finite decimal number")
     if number <= 0:
