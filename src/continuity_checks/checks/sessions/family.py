@@ -15,6 +15,7 @@ from continuity_checks.checks.sessions import DECLARATION, layout
 from continuity_checks.checks.sessions.pathmap import PathMap
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import (
+    STAGED,
     Claimed,
     CommitContext,
     Family,
@@ -24,6 +25,7 @@ from continuity_checks.core.family import (
 )
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot
+from continuity_checks.core.symlinks import SYMLINK
 
 if TYPE_CHECKING:
     from continuity_checks.checks.sessions.depends import Dependents
@@ -158,6 +160,8 @@ class SessionsFamily(Family):
         return history.rule == "SS205" and state.path == history.path
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
+        if self._history is None and context.commit.sha == STAGED and _nothing_to_find(context):
+            return []  # the commit hook of another family's files: no history module imported
         return self.history.check_commit(context)
 
     def history_needed(self) -> bool:
@@ -165,3 +169,20 @@ class SessionsFamily(Family):
         a session repository (names and pending turns); a project repository's commits are
         judged on their own, once the first commit has told which kind it is."""
         return self._history is None or self._history.session_repo is not False
+
+
+def _nothing_to_find(context: CommitContext) -> bool:
+    """Whether the history rules find nothing in the commit being made (the one commit of its
+    run, with no subject yet), decided from string tests of the paths it changes and four
+    look-ups: neither tree is a session repository's (SS201-SS207); no change leaves a symlink
+    (SS211); no changed path holds ``sources/`` (SS210) or lies under ``.openprogram/``, and the
+    commit's tree has no ``.openprogram`` (SS208); SS209 judges a subject.
+    ``tests/sessions/test_staged_history.py`` holds it to :meth:`History.check_commit`."""
+    for change in context.paths:
+        path = change.path
+        if change.new_mode == SYMLINK or "sources/" in path or path.startswith(".openprogram/"):
+            return False
+    after = context.after
+    if after.exists(".openprogram") or after.is_dir(".openprogram"):
+        return False
+    return not any(layout.session_repo_tree(tree) for tree in (after, context.before))

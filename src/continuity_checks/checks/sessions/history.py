@@ -418,9 +418,7 @@ def is_session_repo(context: CommitContext) -> bool:
     commit = context.commit
     if not commit.parents and commit.subject == "session init":
         return True
-    return any(
-        s.exists("meta.json") and s.is_dir("history") for s in (context.after, context.before)
-    )
+    return any(layout.session_repo_tree(s) for s in (context.after, context.before))
 
 
 def same_tree(before: Snapshot, after: Snapshot, directory: str) -> bool:

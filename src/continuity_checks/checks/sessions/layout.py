@@ -9,6 +9,7 @@ import re
 from typing import NamedTuple
 
 from continuity_checks.core.family import Names
+from continuity_checks.core.snapshot import Snapshot
 
 # seq (at least 4 digits), the role letter, the node id
 NODE_NAME = re.compile(r"^(\d{4,})-([a-z])-(.+)\.json$")
@@ -104,6 +105,11 @@ def claimable(directory: str) -> Names | None:
     if framed.endswith("/history/") or "memory/" in framed:
         return None
     return _BY_NAME
+
+
+def session_repo_tree(tree: Snapshot) -> bool:
+    """Whether ``tree`` is a session repository's: meta.json beside history/ at the top."""
+    return tree.exists("meta.json") and tree.is_dir("history")
 
 
 def session_dir_of(path: str) -> str | None:
