@@ -63,6 +63,16 @@ def test_the_hook_imports_only_what_it_uses(repo: GitRepo) -> None:
     assert "click" not in modules
 
 
+def test_a_delta_commit_imports_no_sessions_history_rule(repo: GitRepo) -> None:
+    """The sessions family's history rules run on every commit, but a delta's commit in a
+    project without OpenProgram's files gives them nothing to find: the family answers without
+    importing them (``tests/sessions/test_staged_history.py`` holds the answer to theirs)."""
+    code, modules = hook_modules(repo)
+    assert code == 0, modules
+    assert "continuity_checks.checks.sessions.history" not in modules
+    assert "continuity_checks.checks.sessions.rules" not in modules
+
+
 def test_a_baseline_file_is_read_when_there_is_one(repo: GitRepo) -> None:
     (repo.path / ".continuity-baseline.json").write_text("not a baseline\n", encoding="utf-8")
     code, modules = hook_modules(repo)

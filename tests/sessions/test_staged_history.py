@@ -1,10 +1,10 @@
 """The commit being made, where the history rules can find nothing: the sessions family answers
-without importing them, and answers as they do."""
+without them (the commit hook of another family's files imports none), and answers as they do."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from hypothesis import HealthCheck, example, given, settings
@@ -12,10 +12,13 @@ from hypothesis import strategies as st
 
 from continuity_checks.checks.sessions.family import SessionsFamily
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import STAGED
-from tests.conftest import REPO, Symlink
-from tests.sessions.test_history import META, OP, make
+from continuity_checks.core.family import STAGED, Change, Commit, CommitContext
+from continuity_checks.core.git.log import RawChange
+from continuity_checks.core.snapshot import WorkTree
+from tests.conftest import Symlink, write_tree
 
+LIMIT = 1 << 24
+META = json.dumps({"id": "s", "head_id": "1a2b3c4d_reply"})
 #: paths of every kind the rules look at (session repository, registries, memory sources,
 #: OpenProgram's state in a project) and of none; no path is another's directory
 _PATHS = (
@@ -37,40 +40,52 @@ _CONTENTS = st.sampled_from(["a", "ab", "{}", META, Symlink("notes.txt"), Symlin
 _TREES = st.dictionaries(st.sampled_from(_PATHS), _CONTENTS, max_size=5)
 
 
+def being_made(
+    tmp: Path, family: SessionsFamily, before: Mapping[str, str], after: Mapping[str, str]
+) -> CommitContext:
+    """The commit being made from ``before`` (``HEAD``'s files) to ``after`` (the index's), as
+    the engine hands it to a family: every changed path, the claimed ones as changes."""
+    left, right = write_tree(tmp / "head", before), write_tree(tmp / "index", after)
+    blobs: dict[str, bytes] = {}
+    changes, paths = [], []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        status = "A" if old is None else "D" if new is None else "M"
+        ids = (None if old is None else f"b:{path}", None if new is None else f"a:{path}")
+        modes = ("", "")
+        for side, (blob, content) in enumerate(zip(ids, (old, new), strict=True)):
+            if blob is not None and content is not None:
+                blobs[blob] = content.encode()
+                mode = "120000" if isinstance(content, Symlink) else "100644"
+                modes = (mode, modes[1]) if side == 0 else (modes[0], mode)
+        paths.append(RawChange(path, status, *ids, *modes))
+        kind = family.claims(path)
+        if kind is not None:
+            changes.append(Change(path, kind, status, *ids, blobs.get, modes[1]))
+    commit = Commit(STAGED, ("p" * 40,), "", {}, {})
+    return CommitContext(commit, changes, WorkTree(left, LIMIT), WorkTree(right, LIMIT), paths)
+
+
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(_TREES, _TREES)
-@example({}, {".deltalayer/changes/d.json": "{}"})  # another family's file: the shortcut
-@example({"meta.json": META}, {"meta.json": META, "notes.txt": "a"})  # a session repository
-@example({}, {".openprogram/settings.json": "{}"})  # state brought into a project
+# a rule of each kind that finds something, and the commit the shortcut answers
+@example({}, {".deltalayer/changes/d.json": "{}"})  # another family's file: nothing to find
+@example({"meta.json": META}, {"meta.json": META, "history/0001-u-1a2b3c4d.json": "a"})  # SS205
+@example({"memory/sources/b.md": "a"}, {"memory/sources/b.md": "ab"})  # SS210
+@example({}, {".openprogram/settings.json": "{}"})  # SS208, brought in
+@example({".openprogram/settings.json": "{}"}, {".openprogram/settings.json": "{}", "a": "a"})
 @example({"notes.txt": "a"}, {"notes.txt": "a", "memory/topics/t.md": Symlink("notes.txt")})
 def test_the_commit_being_made_is_judged_as_the_rules_judge_it(
     tmp_path_factory: object, before: dict[str, str], after: dict[str, str]
 ) -> None:
     tmp = tmp_path_factory.mktemp("commit")  # type: ignore[attr-defined]
     family = SessionsFamily(Config())
-    context = make(tmp, family, before, after, "", ("p" * 40,), OP, STAGED)
+    context = being_made(tmp, family, before, after)
     rules = SessionsFamily(Config()).history  # the rules themselves, on a family of their own
     assert list(family.check_commit(context)) == rules.check_commit(context)
-
-
-def test_a_delta_commit_imports_no_history_rule(tmp_path: Path) -> None:
-    """The shortcut is taken where nothing can be found: the commit hook of a delta."""
-    code = (
-        "import sys\n"
-        "from pathlib import Path\n"
-        "from continuity_checks.checks.sessions.family import SessionsFamily\n"
-        "from continuity_checks.core.config import Config\n"
-        "from continuity_checks.core.family import STAGED\n"
-        "from tests.sessions.test_history import OP, make\n"
-        "family = SessionsFamily(Config())\n"
-        f"context = make(Path({str(tmp_path)!r}), family, {{}}, {{'.deltalayer/changes/d.json': '{{}}'}},\n"
-        "    '', ('p' * 40,), OP, STAGED)\n"
-        "assert list(family.check_commit(context)) == []\n"
-        "print('continuity_checks.checks.sessions.history' in sys.modules)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
-    )
-    assert done.stdout.strip() == "False", done.stderr
+    if not before and not after.keys() - {".deltalayer/changes/d.json"}:
+        assert family._history is None  # answered without them

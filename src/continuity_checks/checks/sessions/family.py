@@ -173,15 +173,13 @@ class SessionsFamily(Family):
 
 def _nothing_to_find(context: CommitContext) -> bool:
     """Whether the history rules find nothing in the commit being made (the one commit of its
-    run, with no subject yet), decided from string tests of the paths it changes and four
-    look-ups: neither tree is a session repository's (SS201-SS207); no change leaves a symlink
-    (SS211); no changed path holds ``sources/`` (SS210) or lies under ``.openprogram/``, and the
-    commit's tree has no ``.openprogram`` (SS208); SS209 judges a subject.
+    run, with no subject yet), decided from the paths it changes and a few look-ups: neither
+    tree is a session repository's (SS201-SS207), no change leaves a symlink (SS211), no changed
+    path holds ``sources/`` (SS210), and the commit's tree has no ``.openprogram`` (SS208: what
+    it adds there, or holds from before); SS209 judges a subject.
     ``tests/sessions/test_staged_history.py`` holds it to :meth:`History.check_commit`."""
-    for change in context.paths:
-        path = change.path
-        if change.new_mode == SYMLINK or "sources/" in path or path.startswith(".openprogram/"):
-            return False
+    if any(c.new_mode == SYMLINK or "sources/" in c.path for c in context.paths):
+        return False
     after = context.after
     if after.exists(".openprogram") or after.is_dir(".openprogram"):
         return False
