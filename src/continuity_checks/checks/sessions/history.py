@@ -104,12 +104,16 @@ class History:
         return self._seqs[key]
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
+        if self.session_repo is False and not self.shadow_repo and unremarkable(context):
+            return []  # most commits of a project repository: no rule reads any part of them
+        return self.judge(context)
+
+    def judge(self, context: CommitContext) -> list[Finding]:  # check_commit without a shortcut
         self._ids.clear()  # listings belong to one commit's snapshots
         self._seqs.clear()
         first = self.session_repo is None
-        if first and not context.commit.parents:
-            self.turn_known = True
-        if self.session_repo is None:
+        if first:
+            self.turn_known = self.turn_known or not context.commit.parents
             self.session_repo = is_session_repo(context)
             self.shadow_repo = not context.commit.parents and context.commit.subject == SHADOW_ROOT
         if not self.session_repo and context.commit.subject == SHADOW_BASELINE:
@@ -383,6 +387,17 @@ class History:
                 )
         self.names[node_id] = name
         return findings
+
+
+def unremarkable(context: CommitContext) -> bool:
+    """Whether a project repository's commit gives SS208-SS211 nothing to read: no changed path
+    a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject, no agent identity."""
+    if context.commit.subject == SHADOW_BASELINE or any(
+        c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path
+        for c in context.paths
+    ):
+        return False
+    return AGENT_IDENTITY not in _identity(context.commit.fields).values()
 
 
 def added(change: Change, context: CommitContext) -> bool:
