@@ -322,18 +322,30 @@ def _holding(changes: Sequence[tuple[str, str, str]]) -> set[str]:
 class Blobs:
     """Reads the blobs of one walk by id (:meth:`read`: None for a version larger than
     ``limit``, which is not read into memory), and reports each such blob a family asked for,
-    once per run (:meth:`oversized`)."""
+    once per run (:meth:`oversized`). The last :data:`KEPT` blobs read are kept: the history
+    rules and the state check read a commit's new versions one after the other."""
+
+    KEPT = 8
 
     def __init__(self, repo: Repository, limit: int) -> None:
         self._repo = repo
         self._limit = limit
         self._too_large: list[str] = []  # asked for since the last oversized() or forget()
         self._reported: set[str] = set()
+        self._last: dict[str, bytes] = {}  # the blobs read last, by id (an id names its bytes)
 
     def read(self, sha: str) -> bytes | None:
+        last = self._last
+        data = last.get(sha)
+        if data is not None:
+            return data
         data = self._repo.read_blob(sha)
         if data is None:
             self._too_large.append(sha)
+            return None
+        if len(last) >= self.KEPT:
+            del last[next(iter(last))]
+        last[sha] = data
         return data
 
     def oversized(self, changes: Sequence[RawChange], commit: str) -> list[Finding]:

@@ -200,8 +200,10 @@ def normalise_trailer_path(value: str) -> str:
 def _several_conversations(named: frozenset[str], commit: Commit) -> list[Finding]:
     """DL210 when the trailers of a commit that is not a merge name more than one conversation's
     delta: a delta and its frozen form are one conversation."""
-    if commit.is_merge:
-        return []  # a merge carries the work of the commits it merges, each judged on its own
+    if len(named) < 2 or commit.is_merge:
+        # one name is one conversation; a merge carries the work of the commits it merges,
+        # each judged on its own
+        return []
     conversations = sorted({naming.unfrozen_name(n) if naming.is_frozen(n) else n for n in named})
     if len(conversations) < 2:
         return []

@@ -392,11 +392,11 @@ class History:
 def unremarkable(context: CommitContext) -> bool:
     """Whether a project repository's commit gives SS208-SS211 nothing to read: no changed path
     a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject, no agent identity."""
-    if context.commit.subject == SHADOW_BASELINE or any(
-        c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path
-        for c in context.paths
-    ):
+    if context.commit.subject == SHADOW_BASELINE:
         return False
+    for c in context.paths:
+        if c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path:
+            return False
     return AGENT_IDENTITY not in _identity(context.commit.fields).values()
 
 
