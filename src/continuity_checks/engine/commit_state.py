@@ -108,9 +108,11 @@ class CommitState:
         not."""
         config = self.config
         before, after = trees
-        # whether each change only rewrote the bytes of a file that is regular on both sides
-        edited = [c.old_mode in _REGULAR and c.new_mode in _REGULAR for c in changes]
-        new = [(c.path, c.new_blob, c.new_mode) for c in changes]
+        new: list[tuple[str, str | None, str]] = []
+        edited: list[bool] = []  # whether a change only rewrote the bytes of a regular file
+        for c in changes:
+            new.append((c.path, c.new_blob, c.new_mode))
+            edited.append(c.old_mode in _REGULAR and c.new_mode in _REGULAR)
         items = self._items(after, new, edited)
         findings = self.check(after, items)
         left = Left()
