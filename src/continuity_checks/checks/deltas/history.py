@@ -118,7 +118,10 @@ def check_commit(
     owners: Owners | None = None,
 ) -> list[Finding]:
     sha = context.commit.sha
-    deltas = [c for c in context.changes if c.kind == "delta"]
+    deltas = []
+    for change in context.changes:
+        if change.kind == "delta":
+            deltas.append(change)
     if options.allow_delete:
         deltas = [_created_again(c, context.before) for c in deltas]
     freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
@@ -200,10 +203,8 @@ def normalise_trailer_path(value: str) -> str:
 def _several_conversations(named: frozenset[str], commit: Commit) -> list[Finding]:
     """DL210 when the trailers of a commit that is not a merge name more than one conversation's
     delta: a delta and its frozen form are one conversation."""
-    if len(named) < 2 or commit.is_merge:
-        # one name is one conversation; a merge carries the work of the commits it merges,
-        # each judged on its own
-        return []
+    if commit.is_merge:
+        return []  # a merge carries the work of the commits it merges, each judged on its own
     conversations = sorted({naming.unfrozen_name(n) if naming.is_frozen(n) else n for n in named})
     if len(conversations) < 2:
         return []
@@ -257,7 +258,8 @@ def _ownership(
 ) -> list[Finding]:
     if mode == "off" or not deltas:
         return []
-    several = _several_conversations(named, commit)
+    # one name is one conversation
+    several = _several_conversations(named, commit) if len(named) > 1 else []
     if several:
         return several
     if named:
