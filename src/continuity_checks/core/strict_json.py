@@ -171,10 +171,12 @@ def _is_compact(text: str, value: object) -> bool:
     by one newline. Without a backslash in the text every string in it is written as the
     encoding writes it, so only what lies between the strings and the numbers can differ; the
     rest (escapes, floats, ``-0``) is encoded and compared."""
-    body = text[:-1] if text.endswith("\n") else text
+    body = text[:-1] if text[-1:] == "\n" else text
     if "\\" in body:
         return _COMPACT.encode(value) == body
     between = "".join(body.split('"')[::2])  # with no escapes, every quote opens or closes
+    if not between.lstrip(_PUNCTUATION_AND_DIGITS):
+        return True  # no space, no literal, no float, no sign: the common case, in one test
     if " " in between or "\n" in between or "\t" in between or "\r" in between:
         return False
     # letters between strings: true, false, null and exponents (a float, as is a "." )
@@ -182,6 +184,9 @@ def _is_compact(text: str, value: object) -> bool:
     if floats or "-0" in between or between.count("e") != _literal_es(between):
         return _COMPACT.encode(value) == body
     return True
+
+
+_PUNCTUATION_AND_DIGITS = "[]{},:0123456789"
 
 
 def _literal_es(between: str) -> int:
