@@ -297,3 +297,17 @@ def test_any_text_gives_a_value_or_an_upstream_message(raw: str) -> None:
     if result in (ts.EMPTY, ts.INVALID, ts.NAIVE):
         return
     assert re.match(ts.PATTERN, raw)
+
+
+@given(
+    st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+    st.sampled_from(["", ".000", ".123", ".000000", ".000001", ".500000"]),
+    st.sampled_from(["+00:00", "-00:00", "+08:00", "-05:00", "+23:59", "-23:59"]),
+)
+def test_a_canonical_value_keeps_its_text_exactly_when_it_is_the_normal_form(
+    moment: datetime, fraction: str, offset: str
+) -> None:
+    raw = f"{moment.year:04}-{moment:%m-%dT%H:%M:%S}{fraction}{offset}"
+    parsed = ts.parse(raw)
+    assert parsed.isoformat() == parsed.value.isoformat()
+    assert (parsed._iso == raw) == (parsed.value.isoformat() == raw)  # given, not formatted
