@@ -226,7 +226,7 @@ def check_delta(file: FileInput, max_depth: int, load: Load | None = None) -> li
                     f"and source, found {name}",
                 )
             )
-    if not record_findings and not (doc.compact and doc.text.endswith("\n")):
+    if not record_findings and not (doc.text[-1:] == "\n" and doc.compact):
         findings.append(
             dl.NOT_COMPACT.finding(
                 file.path,
