@@ -92,7 +92,7 @@ def test_the_default_jobs_are_the_usable_cpus_whatever_the_load(
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (50.0, 50.0, 50.0))
     monkeypatch.setattr(file_mode, "PARALLEL_FROM", 4)
-    monkeypatch.setattr(file_mode, "BATCH_MAX", 2)  # batches in turn: this process, the worker
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 2)  # batches to the two workers in turn
     log = tmp_path / "pids.log"  # appended by every process that checks a file
     original = DeltasFamily.check_file
 
@@ -104,7 +104,9 @@ def test_the_default_jobs_are_the_usable_cpus_whatever_the_load(
     monkeypatch.setattr(DeltasFamily, "check_file", logged)
     report = engine.check(tmp_path, Config(), under=("",), only=("deltas",))
     assert report.files == 12
-    assert len(set(log.read_text().split())) == 2
+    checked_by = set(log.read_text().split())
+    assert len(checked_by) == 2  # two workers; this process walks and feeds them
+    assert str(os.getpid()) not in checked_by
 
 
 # --- layout --------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def main(argv: Sequence[str]) -> int:
         "--jobs",
         type=at_least(1),
         metavar="N",
-        help="Processes for a large batch (default: one per CPU from 2,000 files on).",
+        help="Processes that check the files (default: one per CPU from 2,000 files on).",
     )
     verify = group.add_command(
         "verify",

@@ -60,8 +60,8 @@ def main(argv: Sequence[str]) -> int:
         "--jobs",
         type=at_least(1),
         metavar="N",
-        help="Processes for a large batch (default: one per CPU this process may use, by its "
-        "affinity and cgroup quota, from 2,000 files on).",
+        help="Processes that check the files of a large batch (default: one per CPU this process "
+        "may use, by its affinity and cgroup quota, from 2,000 files on).",
     )
     add_run_options(command)
     args = parse(command, argv)

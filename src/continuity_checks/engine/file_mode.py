@@ -2,8 +2,8 @@
 checks, fill a Report; with ``staged``, also judge the commit being made.
 
 One loop (:func:`feed`) over the stream of claimed files: each file goes to its families' tree
-checks in this process, in stream order, and is handed on to be read and checked, here, or in
-batches spread over this process and worker processes (:class:`Spread`)."""
+checks in this process, in stream order, and is read and checked here, or in batches handed to
+worker processes in turn while this one walks on."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def check(
     ``stdin`` is one file's name and bytes, read from standard input. Files of ``paths`` that no
     family claims are named in a note. With ``staged``, the history rules also judge what is
     staged against ``HEAD``, as the commit it will be (see :func:`check_staged`). ``jobs``
-    processes read and check the files, this one and ``jobs - 1`` workers (default: one per
+    is how many processes read and check the files: this one alone at 1, else ``jobs``
+    workers fed by this one, which walks the tree and runs the tree checks (default: one per
     usable CPU when the run has PARALLEL_FROM files or more, see
     :func:`~continuity_checks.core.parallel.usable_cpus`).
     ``baseline``: the findings its ``check`` section knows are hidden and counted.
@@ -162,9 +163,9 @@ def _run(
     jobs: int | None,
     progress: Progress | None,
 ) -> tuple[int, list[Finding]]:
-    """Reads and checks the claimed files of ``items``, here or also in ``jobs - 1`` workers,
-    and runs the tree checks: the number of files, and the findings (the directories that
-    could not be listed, which the stream put in ``unlisted``, first)."""
+    """Reads and checks the claimed files of ``items``, here or in ``jobs`` workers, and runs
+    the tree checks here: the number of files, and the findings (the directories that could
+    not be listed, which the stream put in ``unlisted``, first)."""
     # a bounded look ahead decides whether workers pay: a run that ends before PARALLEL_FROM
     # claimed files stays in this process
     ahead = [] if jobs == 1 else list(itertools.islice(items, PARALLEL_FROM))
@@ -180,8 +181,8 @@ def _run(
         count = feed(stream, trees, files, None, progress)
         findings, unread = files.findings, set(files.unread)
     else:
-        with Workers(jobs - 1, files.check, files.result) as workers:
-            count = feed(stream, trees, files, Spread(files, workers, jobs), progress)
+        with Workers(jobs, files.check, files.result) as workers:
+            count = feed(stream, trees, files, workers, progress)
             findings, unread = files.findings, set(files.unread)
             for part_findings, part_unread in workers.results():
                 findings.extend(part_findings)
@@ -259,14 +260,14 @@ def feed(
     items: Iterable[Item],
     trees: Trees,
     files: FileChecks,
-    spread: Spread | None,
+    workers: Workers[Item, tuple[list[Finding], list[str]]] | None,
     progress: Progress | None,
 ) -> int:
     """The one loop over the stream of claimed files, for a run in one process and a run with
     workers alike: each file goes to its families' tree checks, in stream order, then is read
-    and checked here (``files``), or joins the batch that ``spread`` hands on when it ends (at
-    a change of directory where it can: a session's node files go to one process together,
-    see the sessions family's ``Gather``). The number of files."""
+    and checked here (``files``), or joins the batch handed to the next of ``workers`` when it
+    ends (at a change of directory where it can: a session's node files go to one process
+    together, see the sessions family's ``Gather``). The number of files."""
     made, check = trees.made, files.check
     batch: list[Item] = []
     directory = ""
@@ -276,45 +277,19 @@ def feed(
         path, owners = item
         for index, kind in owners:
             (made[index] or trees.make(index)).add(Claimed(path, kind))
-        if spread is None:
+        if workers is None:
             if progress is not None:
                 progress(count - 1, None)
             check(item)
             continue
         here = path[: path.rfind("/") + 1]
         if len(batch) >= BATCH_MAX or (len(batch) >= BATCH_AFTER and here != directory):
-            spread.hand_on(batch)
+            workers.send(batch)
             batch = []
             if progress is not None:
                 progress(count - 1, None)
         batch.append(item)
         directory = here
-    if batch and spread is not None:
-        spread.hand_on(batch)
+    if batch and workers is not None:
+        workers.send(batch)
     return count
-
-
-class Spread:
-    """Hands batches of files on in turn to this process and to ``jobs - 1`` workers: this
-    process walks and feeds the tree checks too, but its share keeps it from idling while a
-    worker's pipe is full."""
-
-    def __init__(
-        self,
-        files: FileChecks,
-        workers: Workers[Item, tuple[list[Finding], list[str]]],
-        jobs: int,
-    ) -> None:
-        self.files = files
-        self.workers = workers
-        self.jobs = jobs
-        self.turn = 0
-
-    def hand_on(self, batch: list[Item]) -> None:
-        """``batch`` to the process whose turn it is."""
-        if self.turn == 0:
-            for item in batch:
-                self.files.check(item)
-        else:
-            self.workers.send(batch)
-        self.turn = (self.turn + 1) % self.jobs
