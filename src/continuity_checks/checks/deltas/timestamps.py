@@ -107,11 +107,16 @@ def earlier(a: Timestamp, b: Timestamp) -> bool:
     """Whether ``a`` is strictly before ``b`` in time (DL109); a date-only side compares by
     calendar date. Not the ordering key, by which every datetime follows every date."""
     first, second = a._iso, b._iso
-    if first is not None and second is not None and len(first) == len(second):
-        # two normal forms to the second (25 characters) or the microsecond (32), with one
-        # offset (their last six): the order of their text is their order in time
-        if len(first) in _ORDERED_LENGTHS and first[-6:] == second[-6:]:
-            return first < second
+    # two normal forms to the second (25 characters) or the microsecond (32), with one offset
+    # (their last six): the order of their text is their order in time
+    if (
+        first is not None
+        and second is not None
+        and len(first) == len(second)
+        and len(first) in _ORDERED_LENGTHS
+        and first[-6:] == second[-6:]
+    ):
+        return first < second
     if isinstance(a.value, datetime) and isinstance(b.value, datetime):
         return bool(a.value < b.value)
     return _day(a) < _day(b)
