@@ -118,6 +118,16 @@ def test_the_compact_proof_of_texts_around_their_strings(text: str) -> None:
     assert doc.compact == (json.dumps(doc.value, ensure_ascii=False, separators=(",", ":")) == body)
 
 
+@given(st.lists(st.text(max_size=8) | st.sampled_from(["ci agent", "gpt/5", "codex"]), max_size=30))
+def test_the_kept_source_slugs_are_the_slugs(sources: list[str]) -> None:
+    slugs = naming.SourceSlugs()
+    slugs.KEPT = 4  # emptied along the way
+    for source in sources:
+        assert slugs[source] == naming.source_slug(source)
+        assert naming.stem("t", source, slugs) == naming.stem("t", source)
+        assert len(slugs) <= 4
+
+
 # --- globs: the literal tail test in front of the expression ------------------------------------
 
 _segment = st.sampled_from(["a", "b.json", ".dsh", "x.projection.json", "*", "**", "?", "*.json"])

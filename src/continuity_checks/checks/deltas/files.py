@@ -61,11 +61,17 @@ def _frozen_hint(hint: str | None) -> str:
 Load = Callable[[bytes], "strict_json.Document | strict_json.Problem"]
 
 
-def check_file(file: FileInput, max_depth: int, load: Load | None = None) -> list[Finding]:
+def check_file(
+    file: FileInput,
+    max_depth: int,
+    load: Load | None = None,
+    slugs: naming.SourceSlugs | None = None,
+) -> list[Finding]:
     """The findings of one claimed file; a delta is parsed by ``load`` when given (the history
-    checks' parses, shared), else by ``strict_json.load``."""
+    checks' parses, shared), else by ``strict_json.load``; ``slugs`` keeps the slugs of the
+    sources met (a family's, for its run)."""
     if file.kind == "delta":
-        findings = check_delta(file, max_depth, load)
+        findings = check_delta(file, max_depth, load, slugs)
         if findings and naming.is_frozen(file.path):
             # the rules' own hints say to edit the file, which DL207 forbids once it is committed
             return [f._replace(hint=_frozen_hint(f.hint)) for f in findings]
@@ -177,7 +183,12 @@ def _schema_findings(
 # --- a Conversation Delta ----------------------------------------------------------------------
 
 
-def check_delta(file: FileInput, max_depth: int, load: Load | None = None) -> list[Finding]:
+def check_delta(
+    file: FileInput,
+    max_depth: int,
+    load: Load | None = None,
+    slugs: naming.SourceSlugs | None = None,
+) -> list[Finding]:
     findings: list[Finding] = []
     data = file.data
     doc = strict_json.load(data, max_depth=max_depth) if load is None else load(data)
@@ -214,7 +225,7 @@ def check_delta(file: FileInput, max_depth: int, load: Load | None = None) -> li
     source = value.get("source")
     if started and isinstance(source, str) and source.strip():
         name = file.path.rpartition("/")[2]
-        expected = naming.stem(started.slug(), source)
+        expected = naming.stem(started.slug(), source, slugs)
         # the name itself with .json or .frozen.json (most deltas), else with a --N suffix
         plain = name[len(expected) :] in _SUFFIXES and name.startswith(expected)
         if not plain and naming.collision_of(name, expected) is None:
