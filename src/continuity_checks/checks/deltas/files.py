@@ -265,8 +265,11 @@ def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
     return _twins(snapshot, deltas)
 
 
-def _by_kind(claimed: Iterable[Claimed]) -> tuple[dict[str, list[str]], set[str]]:
-    """The claimed deltas' names by directory, and the paths of every other kind claimed."""
+def _by_kind(
+    claimed: Iterable[Claimed], leave_out: str | None = None
+) -> tuple[dict[str, list[str]], set[str]]:
+    """The claimed deltas' names by directory, and the paths of every other kind claimed but
+    ``leave_out``."""
     deltas: dict[str, list[str]] = {}
     others = set()
     for path, kind in claimed:
@@ -276,7 +279,7 @@ def _by_kind(claimed: Iterable[Claimed]) -> tuple[dict[str, list[str]], set[str]
             if names is None:
                 names = deltas[parent] = []
             names.append(name)
-        else:
+        elif kind != leave_out:
             others.add(path)
     return deltas, others
 
@@ -419,7 +422,7 @@ def project_roots(directories: Iterable[str]) -> set[str]:
 
 def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
     # a delta in a subdirectory (DL114) is no member of its project: no reader sees it
-    deltas, others = _by_kind(c for c in claimed if c.kind != "nested")
+    deltas, others = _by_kind(claimed, leave_out="nested")
     findings = _twins(snapshot, deltas)
     directories = deltas.keys() | {path.rpartition("/")[0] for path in others}
     for project in sorted(project_roots(directories)):
