@@ -11,15 +11,20 @@ touched. Then it times, best of --repeat runs:
   directory, e.g. a ``git worktree`` of an earlier commit), taking turns with this one, so that
   each pair of runs meets the same machine load; the ratio of each pair and their median,
 
-and prints commits/s. With ``--instructions``, the instructions of one verify run of each
-version are counted with ``valgrind --tool=callgrind`` (the Python process only, not its git
-children; independent of the machine's load, and slow). The Python commands run as from an
-installed package, with bytecode caches (pip writes them at install time): the caches go to a
-scratch directory (``PYTHONPYCACHEPREFIX``), written by one warm-up run of each command, even
-where the environment sets ``PYTHONDONTWRITEBYTECODE``. Not part of the test run:
+and prints commits/s. With ``--stages``, instead, the instructions of one call of each step of
+the walk (the trees of a commit, each family's history rules, the state check and its parts),
+on the last commit of ``HEAD~30..HEAD`` that modifies a delta and the last that adds one: the
+difference between callgrind counts of a run that repeats the step and one that does not,
+divided by the repetitions (of ``--against``'s code when given). With ``--instructions``,
+the instructions of one verify run of each version are counted with ``valgrind
+--tool=callgrind`` (the Python process only, not its git children; independent of the
+machine's load, and slow). The Python commands run as from an installed package, with bytecode
+caches (pip writes them at install time): the caches go to a scratch directory
+(``PYTHONPYCACHEPREFIX``), written by one warm-up run of each command, even where the
+environment sets ``PYTHONDONTWRITEBYTECODE``. Not part of the test run:
 
     python benchmarks/bench_verify.py [--commits 10000] [--repeat 5] [--keep DIR]
-        [--against OTHER/src] [--instructions]
+        [--against OTHER/src] [--instructions | --stages]
 """
 
 from __future__ import annotations
@@ -177,6 +182,85 @@ def instructions(command: list[str], cwd: Path, env: dict[str, str]) -> int:
     return int(found.group(1))
 
 
+#: The steps ``--stages`` counts, as the walk takes them for one commit.
+STAGES = ("trees", "router", "history", "state", "items", "check", "file check", "tree check")
+STAGE_CALLS = 200
+
+
+def stage_child(stage: str, calls: int, status: str) -> None:
+    """In the benchmark repository (the working directory): walks ``HEAD~30..HEAD`` as verify
+    does, then repeats ``stage`` ``calls`` times on the last commit whose first change has
+    ``status`` (``history DeltasFamily``: one family's history rules, through the router)."""
+    from continuity_checks.core.config import Config
+    from continuity_checks.core.family import Claimed, FileInput
+    from continuity_checks.core.git.repository import Repository
+    from continuity_checks.engine.history import Walk
+
+    config, span = Config(), "HEAD~30..HEAD"
+    with Repository(Path.cwd(), config.max_file_bytes, revision_range=span) as repo:
+        walk = Walk(repo, config, None, False)
+        everyone = range(len(walk.families))
+        last = {}
+        for commit, raw in repo.walk(*repo.resolve_range(span), walk.owners.of, walk.request):
+            walk.router.judge(commit, raw, walk.remembered, walk.trees, everyone, walk.findings)
+            walk.leaves(commit, raw)
+            last[raw[0].status] = (commit, raw)
+        commit, raw = last[status]
+        state, trees, deltas = walk.state, walk.trees, walk.families[0]
+        made = trees.of(commit, raw)
+        new = [(c.path, c.new_blob, c.new_mode) for c in raw]
+        edited = [c.status == "M" for c in raw]
+        items = state._items(made[1], new, edited)
+        path = raw[0].path
+
+        def of() -> None:
+            trees.at = None
+            trees.of(commit, raw)
+
+        def tree_check() -> None:
+            check = deltas.tree(made[1])
+            check.add(Claimed(path, "delta"))
+            list(check.finish(set()))
+
+        def judge(wanted: list[int]) -> None:
+            walk.router.judge(commit, raw, walk.remembered, trees, wanted, [])
+
+        steps = {
+            "trees": of,
+            "router": lambda: judge([]),
+            "state": lambda: state.leaves(made, raw),
+            "items": lambda: state._items(made[1], new, edited),
+            "check": lambda: state.check(made[1], items),
+            "file check": lambda: list(
+                deltas.check_file(
+                    FileInput(path, "delta", walk.blobs.read(raw[0].new_blob), made[1])
+                )
+            ),
+            "tree check": tree_check,
+        }
+        for i, family in enumerate(walk.families):
+            steps[f"history {type(family).__name__}"] = lambda i=i: judge([i])
+        step = steps[stage]
+        for _ in range(calls):
+            step()
+
+
+def stages(repo: Path, env: dict[str, str]) -> None:
+    """Instructions of one call of each step (see :func:`stage_child`), for a commit that
+    modifies a delta (M) and one that adds a delta (A)."""
+    families = ("DeltasFamily", "SessionsFamily", "CapturesFamily", "WorkingStateFamily")
+    names = [*STAGES[:2], *(f"history {f}" for f in families), *STAGES[3:]]
+    me = [sys.executable, str(Path(__file__).resolve()), "--stage-child"]
+    for status in ("M", "A"):
+        for name in names:
+            subprocess.run([*me, name, "1", status], cwd=repo, env=env, capture_output=True)
+            counts = [
+                instructions([*me, name, str(calls), status], repo, env)
+                for calls in (0, STAGE_CALLS)
+            ]
+            print(f"{status} {name:32s} {(counts[1] - counts[0]) / STAGE_CALLS:>10,.0f}")
+
+
 def line(label: str, commits: int, t: Timing) -> str:
     return (
         f"{label:32s} best {t.best:.3f} s ({commits / t.best:,.0f} commits/s), "
@@ -206,7 +290,16 @@ def main() -> None:
         action="store_true",
         help="count the instructions of one verify run of each version (valgrind)",
     )
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="count the instructions of each step of the walk on one commit (valgrind)",
+    )
+    parser.add_argument("--stage-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.stage_child:
+        stage, calls, status = args.stage_child
+        return stage_child(stage, int(calls), status)
     if "GIT_DIR" in os.environ:
         raise SystemExit("unset GIT_DIR before benchmarking")
     with tempfile.TemporaryDirectory() as scratch:
@@ -217,6 +310,12 @@ def main() -> None:
             built = build(repo, args.commits, args.updates)
             print(f"built {args.commits} commits with git fast-import in {built:.2f} s")
         print(f"{len(list((repo / CHANGES).iterdir()))} deltas at HEAD")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(scratch) / "pycache")
+        if args.stages:
+            source = args.against.resolve() if args.against else SRC
+            print(f"instructions of one call of each step ({source}):")
+            return stages(repo, {**env, "PYTHONPATH": str(source)})
         sys.path.insert(0, str(SRC))
         from continuity_checks.core.git.log import LogRequest, log_arguments
 
@@ -225,8 +324,6 @@ def main() -> None:
         git_log = ["git", "--no-replace-objects", *arguments, "HEAD"]
         verify = [sys.executable, "-m", "continuity_checks", "verify", "--range", "HEAD"]
         version = [sys.executable, "-m", "continuity_checks", "--version"]
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env["PYTHONPYCACHEPREFIX"] = str(Path(scratch) / "pycache")
         this = {**env, "PYTHONPATH": str(SRC)}
         commands = [git_log, [*verify, "--format", "json"], version]
         envs = [env, this, this]

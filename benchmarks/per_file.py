@@ -11,8 +11,9 @@ Parts: ``engine`` (all of ``engine.check``, one process), ``walk``, ``claims`` (
 offered every path), ``stream`` (the engine's stream of claimed files: the walk, the claims and
 what the engine does around them), ``read`` (``WorkTree.read``), ``load`` (strict JSON),
 ``record`` (schema and timestamps), ``times`` (the two timestamps alone), ``schema``
-(``is_valid`` alone), ``delta`` (all of the deltas family's ``check_file``: load, record and
-the rest), ``tree`` (``check_tree``: twins and project files).
+(``is_valid`` alone), ``compact`` (``Document.compact`` of a new Document: the compact proof
+and the Document), ``delta`` (all of the deltas family's ``check_file``: load, record and the
+rest), ``tree`` (``check_tree``: twins and project files).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import sys
 from pathlib import Path
 
 PARTS = ("engine", "walk", "claims", "stream", "read", "load", "record", "times", "schema")
+PARTS += ("compact",)
 PARTS += ("delta", "tree")
 ROUNDS = 3
 
@@ -85,9 +87,12 @@ def run_part(root: Path, part: str) -> None:
         elif part == "schema":
             for value in values:
                 validator.is_valid(value)
+        elif part == "compact":
+            proofs = [strict_json.Document(d.text, d.value).compact for d in docs]
+            assert all(proofs)
         elif part == "delta":
             for item in inputs:
-                files.check_file(item, config.max_depth)
+                families[0].check_file(item)
         elif part == "tree":
             files.check_tree(tree, claimed)
 

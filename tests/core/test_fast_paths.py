@@ -105,6 +105,29 @@ def test_the_compact_proof_is_the_compact_encoding(value: object, data: st.DataO
         assert doc.compact == expected, candidate
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['"a"', '"a"\n', '\n"a"', '\n"a"\n', '"a"\n\n', '["a",\n"b"]', '{"a":["b"]}\n', "[1,-2]",
+     "[1,-0]", '{"a":1}\r\n', '{"a":true}', "\t[]", "[]", "{}\n", '{"a":"b c, d: e"}\n'],
+)  # fmt: skip
+def test_the_compact_proof_of_texts_around_their_strings(text: str) -> None:
+    """Newlines before, after and between the strings, and the one-test case at its edges."""
+    doc = strict_json.parse(text)
+    assert isinstance(doc, strict_json.Document)
+    body = text[:-1] if text.endswith("\n") else text
+    assert doc.compact == (json.dumps(doc.value, ensure_ascii=False, separators=(",", ":")) == body)
+
+
+@given(st.lists(st.text(max_size=8) | st.sampled_from(["ci agent", "gpt/5", "codex"]), max_size=30))
+def test_the_kept_source_slugs_are_the_slugs(sources: list[str]) -> None:
+    slugs = naming.SourceSlugs()
+    slugs.KEPT = 4  # emptied along the way
+    for source in sources:
+        assert slugs[source] == naming.source_slug(source)
+        assert naming.stem("t", source, slugs) == naming.stem("t", source)
+        assert len(slugs) <= 4
+
+
 # --- globs: the literal tail test in front of the expression ------------------------------------
 
 _segment = st.sampled_from(["a", "b.json", ".dsh", "x.projection.json", "*", "**", "?", "*.json"])

@@ -297,3 +297,37 @@ def test_any_text_gives_a_value_or_an_upstream_message(raw: str) -> None:
     if result in (ts.EMPTY, ts.INVALID, ts.NAIVE):
         return
     assert re.match(ts.PATTERN, raw)
+
+
+@given(
+    st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+    st.sampled_from(["", ".000", ".123", ".000000", ".000001", ".500000"]),
+    st.sampled_from(["+00:00", "-00:00", "+08:00", "-05:00", "+23:59", "-23:59"]),
+)
+def test_a_canonical_value_keeps_its_text_exactly_when_it_is_the_normal_form(
+    moment: datetime, fraction: str, offset: str
+) -> None:
+    raw = f"{moment.year:04}-{moment:%m-%dT%H:%M:%S}{fraction}{offset}"
+    parsed = ts.parse(raw)
+    assert parsed.isoformat() == parsed.value.isoformat()
+    assert (parsed._iso == raw) == (parsed.value.isoformat() == raw)  # given, not formatted
+
+
+_moments = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30))
+_forms = st.sampled_from(["", ".000000", ".123", ".123456"])
+_offsets = st.sampled_from(["+00:00", "-00:00", "+08:00", "-05:00", "+05:30", "Z"])
+
+
+@given(_moments, _forms, _offsets, _moments, _forms, _offsets, st.booleans())
+def test_earlier_by_the_text_of_two_normal_forms_is_earlier_in_time(
+    m1: datetime, f1: str, o1: str, m2: datetime, f2: str, o2: str, formatted: bool
+) -> None:
+    first = ts.parse(f"{m1.year:04}-{m1:%m-%dT%H:%M:%S}{f1}{o1}")
+    second = ts.parse(f"{m2.year:04}-{m2:%m-%dT%H:%M:%S}{f2}{o2}")
+    if formatted:  # each with its text, as after a message asked for it
+        first.isoformat(), second.isoformat()
+    assert ts.earlier(first, second) == (first.value < second.value)
+    assert ts.earlier(second, first) == (second.value < first.value)
+    day = ts.parse(f"{m2.year:04}-{m2:%m-%d}")
+    day.isoformat()
+    assert ts.earlier(first, day) == (first.value.date() < day.value)

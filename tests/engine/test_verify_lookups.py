@@ -12,7 +12,7 @@ from continuity_checks.core.config import Config
 from continuity_checks.core.git.log import LogRequest
 from continuity_checks.core.git.repository import Repository
 from continuity_checks.core.snapshot import CommitTree
-from continuity_checks.engine.history import _Trees
+from continuity_checks.engine.history import Blobs, _Trees
 from tests.helpers.git import GitRepo, isolate_git
 
 LIMIT = 1 << 20
@@ -102,3 +102,25 @@ def test_a_look_up_beside_a_changed_path_reads_no_directory(
         assert after.exists("s/d/a.frozen.json") and not after.exists("s/d/b.frozen.json")
         assert after.is_dir("s/d") and after.is_dir("s")
         assert not after._trees  # no directory read
+
+
+def test_the_walk_s_blobs_answer_as_the_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The blobs the walk keeps from its last reads are the repository's bytes, past the number
+    kept; a blob over the size limit is never kept, and is reported once, however often read."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {f"f{i}.json": f"{i}" * (i + 1) for i in range(2 * Blobs.KEPT)}
+    head = repo.commit("files", {**files, "big.json": "x" * 64})
+    with Repository(repo.path, 32) as git:
+        [(commit, changes)] = list(git.walk(None, head))
+        blobs = Blobs(git, 32)
+        ids = {c.path: c.new_blob for c in changes}
+        for _ in range(2):
+            for path, text in files.items():
+                assert blobs.read(ids[path]) == text.encode()
+            assert blobs.read(ids["big.json"]) is None
+        [found] = blobs.oversized(changes, commit.sha)
+        assert (found.rule, found.path) == ("CC008", "big.json")
+        assert blobs.read(ids["big.json"]) is None and not blobs.oversized(changes, commit.sha)

@@ -5,6 +5,7 @@ real session and project repositories (rebuilt from their bundles) and mutations
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 
 from continuity_checks.checks import all_rules
 from continuity_checks.checks.sessions.family import SessionsFamily
+from continuity_checks.checks.sessions.history import SHADOW_BASELINE
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import Change, Commit, CommitContext
 from continuity_checks.core.git.log import RawChange
@@ -485,3 +487,45 @@ def test_a_memory_workspace_repository_keeps_its_sources(tmp_path: Path, run_jso
         _git(repo, *PLAIN, "-c", "user.name=Alice", "-c", "user.email=a@x", "commit", "-q",
              "-m", f"memory {step}")  # fmt: skip
     assert verify(run_json, repo) == (0, [("SS210", legacy)])
+
+
+def test_a_project_commit_with_nothing_to_read_is_judged_as_by_every_rule(tmp_path: Path) -> None:
+    """The shortcut for a project repository's commits finds what every rule finds
+    (``History.judge``), on random commits over the paths, modes, subjects and identities the
+    project rules read; the commits drawn include ones those rules report."""
+    pool = ["a.txt", "src/main.py", ".openprogram/settings.json", "x/.openprogram/y.json",
+            "memory/sources/a.md", "sources/b.md", "memory/sources/_v2/c.md", "memory/topics/t.md",
+            ".deltalayer/changes/d.json", "sessions", "w/memory/sources", "y/.openprogram"]  # fmt: skip
+    contents: list[str | Symlink] = ["1", "2", Symlink("a.txt")]
+    subjects = ["work", "work", "turn: hi", SHADOW_BASELINE, "[agent 0a1b2c3d] fix"]
+    agent = {"committer_name": "OpenProgram Agent", "committer_email": "agent@openprogram.local"}
+    identities = [
+        OP,
+        OP,
+        {**OP, "committer_name": "Bob", "committer_email": "b@x"},
+        {**OP, **agent},
+    ]
+    draw = random.Random(20261202)
+    family, first = context(tmp_path / "first", {}, {"a.txt": "1"}, "init", parents=())
+    history = family.history
+    assert history.check_commit(first) == []  # a project repository's root commit
+    reported = 0
+    for case in range(160):
+        before = {p: draw.choice(contents) for p in draw.sample(pool, draw.randint(0, 4))}
+        after = dict(before)
+        for path in draw.sample(sorted(before) or pool, 1) + draw.sample(pool, draw.randint(0, 1)):
+            if draw.random() < 0.3:
+                after.pop(path, None)
+            else:
+                after[path] = draw.choice(contents)
+        subject, fields = draw.choice(subjects), draw.choice(identities)
+        ctx = make(
+            tmp_path / str(case), family, before, after, subject, ("p" * 40,), fields, "c" * 40
+        )
+        assert history.session_repo is False and not history.shadow_repo
+        slow, store = history.judge(ctx), history.shadow_repo
+        history.shadow_repo = False  # the shadow-git store's subject makes a store of it
+        assert (history.check_commit(ctx), history.shadow_repo) == (slow, store)
+        history.shadow_repo = False
+        reported += bool(slow)
+    assert reported >= 10

@@ -77,8 +77,13 @@ class CommitState:
         findings: list[Finding] = []
         unread: set[str] = set()
         trees: dict[int, TreeCheck] = {}
+        asks = self._asks
         for path, claimed, given in items:
-            owners = self._judged(snapshot, path, claimed)
+            owners = claimed
+            for index, _ in claimed:
+                if asks[index]:
+                    owners = self._judged(snapshot, path, claimed)
+                    break
             if not owners:
                 continue
             for index, kind in owners:
@@ -103,8 +108,11 @@ class CommitState:
         not."""
         config = self.config
         before, after = trees
-        edited = [_edited(c) for c in changes]
-        new = [(c.path, c.new_blob, c.new_mode) for c in changes]
+        new: list[tuple[str, str | None, str]] = []
+        edited: list[bool] = []  # whether a change only rewrote the bytes of a regular file
+        for c in changes:
+            new.append((c.path, c.new_blob, c.new_mode))
+            edited.append(c.old_mode in _REGULAR and c.new_mode in _REGULAR)
         items = self._items(after, new, edited)
         findings = self.check(after, items)
         left = Left()
@@ -199,11 +207,6 @@ class CommitState:
             if not asks[index] or families[index].unjudged(Claimed(path, kind), tree) is None:
                 kept.append((index, kind))
         return kept
-
-
-def _edited(change: RawChange) -> bool:
-    """Whether a change only rewrote the bytes of a file that is a regular one on both sides."""
-    return change.old_mode in _REGULAR and change.new_mode in _REGULAR
 
 
 def _errors(config: Config, findings: Iterable[Finding]) -> list[Finding]:

@@ -235,6 +235,10 @@ class DirectoryClaims:
                     self.by_tail.clear()
                 found = self.by_tail[tail] = self.may_claim("", tail)
             asked = found
+        if len(asked) == 1:  # one family may claim the name (in one family's store, all)
+            index, family = asked[0]
+            kind = family.claims(path)
+            return () if kind is None else ((index, kind),)
         claimants = []
         for index, family in asked:
             kind = family.claims(path)

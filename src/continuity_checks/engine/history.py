@@ -254,7 +254,8 @@ class Walk:
         where a history rule already reported the same rule at the same path), and what it
         leaves for the last good versions."""
         left = self.state.leaves(self.trees.of(commit, raw_changes), raw_changes)
-        self.state.report(self.findings, left.findings, commit, self.pushed)
+        if left.findings:
+            self.state.report(self.findings, left.findings, commit, self.pushed)
         self.remembered.remember(raw_changes, left.broken, self.owners)
 
     def finish(self, base: Base, head: str, shard: Shard | None) -> list[Finding]:
@@ -290,10 +291,19 @@ class _Trees:
         if made is None or self.at != commit.sha:
             repo, limit = self.repo, self.limit
             parent = commit.parents[0] if commit.parents else None
-            changes = [(c.path, c.old_mode, c.new_mode) for c in raw_changes]
+            changes: list[tuple[str, str, str]] = []
+            # the directories that hold a path the commit adds or modifies: in its tree, each
+            # is a directory, and none lies under a symlink
+            holding: dict[str, bool] = {}
+            for c in raw_changes:
+                changes.append((c.path, c.old_mode, c.new_mode))
+                if c.new_mode:
+                    directory = c.path.rpartition("/")[0]
+                    while directory and directory not in holding:
+                        holding[directory] = True
+                        directory = directory.rpartition("/")[0]
             carried = self.known.after(commit.sha, parent, changes)
-            # what the commit adds or modifies is in directories of its tree, none a symlink
-            carried.dirs.update(dict.fromkeys(_holding(changes), True))
+            carried.dirs.update(holding)
             alike = Alike(changes)
             made = (
                 CommitTree(repo, parent, limit, None, alike),
@@ -306,34 +316,33 @@ class _Trees:
         return tuple(CommitTree(self.repo, p, self.limit) for p in commit.parents[1:])
 
 
-def _holding(changes: Sequence[tuple[str, str, str]]) -> set[str]:
-    """The directories that hold a path the commit adds or modifies (``(path, old mode, new
-    mode)``): in its tree, each is a directory, and none lies under a symlink."""
-    found: set[str] = set()
-    for path, _, new_mode in changes:
-        if new_mode:
-            directory = path.rpartition("/")[0]
-            while directory and directory not in found:
-                found.add(directory)
-                directory = directory.rpartition("/")[0]
-    return found
-
-
 class Blobs:
     """Reads the blobs of one walk by id (:meth:`read`: None for a version larger than
     ``limit``, which is not read into memory), and reports each such blob a family asked for,
-    once per run (:meth:`oversized`)."""
+    once per run (:meth:`oversized`). The last :data:`KEPT` blobs read are kept: the history
+    rules and the state check read a commit's new versions one after the other."""
+
+    KEPT = 8
 
     def __init__(self, repo: Repository, limit: int) -> None:
         self._repo = repo
         self._limit = limit
         self._too_large: list[str] = []  # asked for since the last oversized() or forget()
         self._reported: set[str] = set()
+        self._last: dict[str, bytes] = {}  # the blobs read last, by id (an id names its bytes)
 
     def read(self, sha: str) -> bytes | None:
+        last = self._last
+        data = last.get(sha)
+        if data is not None:
+            return data
         data = self._repo.read_blob(sha)
         if data is None:
             self._too_large.append(sha)
+            return None
+        if len(last) >= self.KEPT:
+            del last[next(iter(last))]
+        last[sha] = data
         return data
 
     def oversized(self, changes: Sequence[RawChange], commit: str) -> list[Finding]:

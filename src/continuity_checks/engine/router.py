@@ -106,7 +106,7 @@ class Router:
         each family gets its claimed changes, each from the version ``start`` says it is judged
         from, when it has some or asks for every commit, with the commit's ``trees``."""
         owners, read, gitlinks = self.owners.of, self.read, self.gitlinks
-        changes: list[list[Change]] = [[] for _ in self.families]
+        changes: dict[int, list[Change]] = {}  # by family, for those with claimed changes
         for c in raw_changes:
             found = owners(c.path)
             if not found:
@@ -115,18 +115,23 @@ class Router:
             old, status = start.judged_from(c)
             for index, kind in found:
                 if not gitlink or gitlinks[index]:
-                    changes[index].append(
-                        Change(c.path, kind, status, old, c.new_blob, read, c.new_mode)
-                    )
+                    change = Change(c.path, kind, status, old, c.new_blob, read, c.new_mode)
+                    if index in changes:
+                        changes[index].append(change)
+                    else:
+                        changes[index] = [change]
         made: tuple[Snapshot, Snapshot] | None = None
         others: tuple[Snapshot, ...] = ()
         for index in wanted:
-            if not (changes[index] or self.every_commit[index]):
-                continue
+            claimed = changes.get(index)
+            if claimed is None:
+                if not self.every_commit[index]:
+                    continue
+                claimed = []
             if made is None:
                 made = trees.of(commit, raw_changes)
                 others = trees.others(commit) if len(commit.parents) > 1 else ()
-            context = CommitContext(commit, changes[index], *made, raw_changes, others)
+            context = CommitContext(commit, claimed, *made, raw_changes, others)
             for finding in self.families[index].check_commit(context):
                 out.append(rewrite_hint(finding, commit, pushed=self.pushed))
 

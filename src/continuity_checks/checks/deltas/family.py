@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
 from continuity_checks.checks.deltas import rules as rules  # registers the DL rules
-from continuity_checks.checks.deltas.naming import LOCK_NAME
+from continuity_checks.checks.deltas.naming import LOCK_NAME, SourceSlugs
 from continuity_checks.checks.deltas.owners import normal
 from continuity_checks.core import symlinks
 from continuity_checks.core.config import Config
@@ -70,6 +70,7 @@ class DeltasFamily(Family):
         self._history: HistoryChecks | None = None  # history mode only, made on first use
         self._exclude = Globs(config.exclude)
         self._dependents: Dependents | None = None  # history mode only, made on first use
+        self._slugs = SourceSlugs()  # the sources' slugs of the file names checked
 
     def claims(self, path: str) -> str | None:
         head, _, name = path.rpartition("/")
@@ -111,7 +112,7 @@ class DeltasFamily(Family):
     def check_file(self, file: FileInput) -> Iterable[Finding]:
         # in history mode, a version the history checks parsed is not parsed again
         load = None if self._history is None else self._history.parsed.load
-        return files.check_file(file, self.max_depth, load)
+        return files.check_file(file, self.max_depth, load, self._slugs)
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)

@@ -61,11 +61,17 @@ def _frozen_hint(hint: str | None) -> str:
 Load = Callable[[bytes], "strict_json.Document | strict_json.Problem"]
 
 
-def check_file(file: FileInput, max_depth: int, load: Load | None = None) -> list[Finding]:
+def check_file(
+    file: FileInput,
+    max_depth: int,
+    load: Load | None = None,
+    slugs: naming.SourceSlugs | None = None,
+) -> list[Finding]:
     """The findings of one claimed file; a delta is parsed by ``load`` when given (the history
-    checks' parses, shared), else by ``strict_json.load``."""
+    checks' parses, shared), else by ``strict_json.load``; ``slugs`` keeps the slugs of the
+    sources met (a family's, for its run)."""
     if file.kind == "delta":
-        findings = check_delta(file, max_depth, load)
+        findings = check_delta(file, max_depth, load, slugs)
         if findings and naming.is_frozen(file.path):
             # the rules' own hints say to edit the file, which DL207 forbids once it is committed
             return [f._replace(hint=_frozen_hint(f.hint)) for f in findings]
@@ -177,7 +183,12 @@ def _schema_findings(
 # --- a Conversation Delta ----------------------------------------------------------------------
 
 
-def check_delta(file: FileInput, max_depth: int, load: Load | None = None) -> list[Finding]:
+def check_delta(
+    file: FileInput,
+    max_depth: int,
+    load: Load | None = None,
+    slugs: naming.SourceSlugs | None = None,
+) -> list[Finding]:
     findings: list[Finding] = []
     data = file.data
     doc = strict_json.load(data, max_depth=max_depth) if load is None else load(data)
@@ -214,7 +225,7 @@ def check_delta(file: FileInput, max_depth: int, load: Load | None = None) -> li
     source = value.get("source")
     if started and isinstance(source, str) and source.strip():
         name = file.path.rpartition("/")[2]
-        expected = naming.stem(started.slug(), source)
+        expected = naming.stem(started.slug(), source, slugs)
         # the name itself with .json or .frozen.json (most deltas), else with a --N suffix
         plain = name[len(expected) :] in _SUFFIXES and name.startswith(expected)
         if not plain and naming.collision_of(name, expected) is None:
@@ -226,7 +237,7 @@ def check_delta(file: FileInput, max_depth: int, load: Load | None = None) -> li
                     f"and source, found {name}",
                 )
             )
-    if not record_findings and not (doc.compact and doc.text.endswith("\n")):
+    if not record_findings and not (doc.text[-1:] == "\n" and doc.compact):
         findings.append(
             dl.NOT_COMPACT.finding(
                 file.path,
@@ -254,8 +265,11 @@ def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
     return _twins(snapshot, deltas)
 
 
-def _by_kind(claimed: Iterable[Claimed]) -> tuple[dict[str, list[str]], set[str]]:
-    """The claimed deltas' names by directory, and the paths of every other kind claimed."""
+def _by_kind(
+    claimed: Iterable[Claimed], leave_out: str | None = None
+) -> tuple[dict[str, list[str]], set[str]]:
+    """The claimed deltas' names by directory, and the paths of every other kind claimed but
+    ``leave_out``."""
     deltas: dict[str, list[str]] = {}
     others = set()
     for path, kind in claimed:
@@ -265,7 +279,7 @@ def _by_kind(claimed: Iterable[Claimed]) -> tuple[dict[str, list[str]], set[str]
             if names is None:
                 names = deltas[parent] = []
             names.append(name)
-        else:
+        elif kind != leave_out:
             others.add(path)
     return deltas, others
 
@@ -408,7 +422,7 @@ def project_roots(directories: Iterable[str]) -> set[str]:
 
 def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
     # a delta in a subdirectory (DL114) is no member of its project: no reader sees it
-    deltas, others = _by_kind(c for c in claimed if c.kind != "nested")
+    deltas, others = _by_kind(claimed, leave_out="nested")
     findings = _twins(snapshot, deltas)
     directories = deltas.keys() | {path.rpartition("/")[0] for path in others}
     for project in sorted(project_roots(directories)):

@@ -116,7 +116,10 @@ def check_commit(
     owners: Owners | None = None,
 ) -> list[Finding]:
     sha = context.commit.sha
-    deltas = [c for c in context.changes if c.kind == "delta"]
+    deltas = []
+    for change in context.changes:
+        if change.kind == "delta":
+            deltas.append(change)
     if options.allow_delete:
         deltas = [_created_again(c, context.before) for c in deltas]
     freezes = _freezes(deltas) if len(deltas) > 1 else {}  # a freeze is two changes
@@ -253,7 +256,8 @@ def _ownership(
 ) -> list[Finding]:
     if mode == "off" or not deltas:
         return []
-    several = _several_conversations(named, commit)
+    # one name is one conversation
+    several = _several_conversations(named, commit) if len(named) > 1 else []
     if several:
         return several
     if named:

@@ -22,8 +22,22 @@ def source_slug(source: str) -> str:
     return _UNSAFE.sub("-", source).strip("-") or "source"
 
 
-def stem(timestamp_slug: str, source: str) -> str:
-    return f"{timestamp_slug}--{source_slug(source)}"
+class SourceSlugs(dict[str, str]):
+    """:func:`source_slug` of each source asked, made once: the deltas of a store name few
+    sources. At most ``KEPT`` are kept (all dropped at once past it)."""
+
+    KEPT = 1024
+
+    def __missing__(self, source: str) -> str:
+        if len(self) >= self.KEPT:
+            self.clear()
+        slug = self[source] = source_slug(source)
+        return slug
+
+
+def stem(timestamp_slug: str, source: str, slugs: SourceSlugs | None = None) -> str:
+    """The file name without suffixes; ``slugs`` (when given) makes each source's slug once."""
+    return f"{timestamp_slug}--{source_slug(source) if slugs is None else slugs[source]}"
 
 
 def candidate(base: str, n: int) -> str:

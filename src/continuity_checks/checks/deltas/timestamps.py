@@ -102,9 +102,23 @@ class Timestamp:
 def earlier(a: Timestamp, b: Timestamp) -> bool:
     """Whether ``a`` is strictly before ``b`` in time (DL109); a date-only side compares by
     calendar date. Not the ordering key, by which every datetime follows every date."""
+    first, second = a._iso, b._iso
+    # two normal forms to the second (25 characters) or the microsecond (32), with one offset
+    # (their last six): the order of their text is their order in time
+    if (
+        first is not None
+        and second is not None
+        and len(first) == len(second)
+        and len(first) in _ORDERED_LENGTHS
+        and first[-6:] == second[-6:]
+    ):
+        return first < second
     if isinstance(a.value, datetime) and isinstance(b.value, datetime):
         return bool(a.value < b.value)
     return _day(a) < _day(b)
+
+
+_ORDERED_LENGTHS = (25, 32)
 
 
 def _day(t: Timestamp) -> date:
@@ -131,6 +145,22 @@ def _offset(text: str) -> timezone:
 
 def parse(raw: object) -> Timestamp:
     """Parse a stored or given value; raise TimestampError with upstream's message."""
+    if not (isinstance(raw, str) and _CANONICAL.fullmatch(raw)):
+        return _parse_other(raw)
+    # the form every writer produces; every supported Python parses it the same, in C
+    try:
+        value = datetime.fromisoformat(raw)
+    except ValueError:
+        raise TimestampError(INVALID) from None
+    # the normal form isoformat writes: to the second, or to the microsecond when that is not
+    # zero, with any offset but -00:00
+    size = len(raw)
+    normal = (size == 25 or (size == 32 and raw[20:26] != "000000")) and raw[-6:] != "-00:00"
+    return Timestamp(value, raw if normal else None)
+
+
+def _parse_other(raw: object) -> Timestamp:
+    """:func:`parse` of a value not in the canonical form (``_CANONICAL``) as it stands."""
     text = raw.strip() if isinstance(raw, str) else ""
     if not text:
         raise TimestampError(EMPTY)
@@ -138,14 +168,7 @@ def parse(raw: object) -> Timestamp:
         text = text[:-1] + "+00:00"
     # before the date-only test: a date alone never has this form
     if _CANONICAL.fullmatch(text):
-        # the form every writer produces; every supported Python parses it the same, in C
-        try:
-            value = datetime.fromisoformat(text)
-        except ValueError:
-            raise TimestampError(INVALID) from None
-        # seconds precision with a real offset is already the normal form
-        normal = len(text) == 25 and not text.endswith("-00:00")
-        return Timestamp(value, text if normal else None)
+        return parse(text)
     if len(text) == 10 and text[4] == "-" and text[7] == "-":
         match = re.fullmatch(_DATE_ONLY, text, re.ASCII)
         if match is None:

@@ -30,9 +30,9 @@ Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at 
 import re
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-from continuity_checks.checks.sessions import layout
+from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.core import strict_json, symlinks
 from continuity_checks.core.display import quote
@@ -41,13 +41,9 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
-if TYPE_CHECKING:
-    from continuity_checks.checks.sessions import nodes
-
 SESSION_IDENTITY = ("OpenProgram", "openprogram@local")
 AGENT_IDENTITY = ("OpenProgram Agent", "agent@openprogram.local")
-# the expressions of commit subjects, compiled (by ``re``, once) when a commit has a subject: the
-# commit being made has none
+# commit subjects: compiled (by ``re``, once) when a commit with one is judged
 SUBJECTS = (
     r"^(?:turn: .{0,60}|turn \(error\): .{0,60}|rewind|merge: .*|"
     r"agent tool spawn(?: \(async\))?: .*|send_message: inbox notice|job: .*)$"
@@ -107,12 +103,16 @@ class History:
         return self._seqs[key]
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
+        if self.session_repo is False and not self.shadow_repo and unremarkable(context):
+            return []  # most commits of a project repository: no rule reads any part of them
+        return self.judge(context)
+
+    def judge(self, context: CommitContext) -> list[Finding]:  # check_commit without a shortcut
         self._ids.clear()  # listings belong to one commit's snapshots
         self._seqs.clear()
         first = self.session_repo is None
-        if first and not context.commit.parents:
-            self.turn_known = True
-        if self.session_repo is None:
+        if first:
+            self.turn_known = self.turn_known or not context.commit.parents
             self.session_repo = is_session_repo(context)
             self.shadow_repo = not context.commit.parents and context.commit.subject == SHADOW_ROOT
         if not self.session_repo and context.commit.subject == SHADOW_BASELINE:
@@ -253,7 +253,7 @@ class History:
             )
         ]
 
-    def _pend(self, node: "nodes.Node") -> None:
+    def _pend(self, node: nodes.Node) -> None:
         """[34] a top-level user node (not ROOT, not a spawn root, not a runtime turn) starts a
         turn; a top-level llm node answering one makes it a turn that needs its commit."""
         if (
@@ -315,9 +315,7 @@ class History:
 
     def _node(
         self, change: Change, context: CommitContext, sha: str
-    ) -> "tuple[list[Finding], nodes.Node | None]":
-        from continuity_checks.checks.sessions import nodes  # a session repository's nodes only
-
+    ) -> tuple[list[Finding], nodes.Node | None]:
         findings: list[Finding] = []
         path = change.path
         name = path.rpartition("/")[2]
@@ -388,6 +386,17 @@ class History:
                 )
         self.names[node_id] = name
         return findings
+
+
+def unremarkable(context: CommitContext) -> bool:
+    """Whether a project repository's commit gives SS208-SS211 nothing to read: no changed path
+    a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject, no agent identity."""
+    if context.commit.subject == SHADOW_BASELINE:
+        return False
+    for c in context.paths:
+        if c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path:
+            return False
+    return AGENT_IDENTITY not in _identity(context.commit.fields).values()
 
 
 def added(change: Change, context: CommitContext) -> bool:
