@@ -48,10 +48,13 @@ class StagedCommit(Git):
         self._index_check = None
 
     def head(self) -> str | None:
-        """The commit ``HEAD`` names, or None on a branch with no commit yet."""
-        out = self._output(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], check=False)
-        sha = out.decode("ascii", "replace").strip()
-        return sha if HEX.fullmatch(sha) else None
+        """The commit ``HEAD`` names, or None on a branch with no commit yet: asked of the index
+        look-up process (``HEAD^{commit}``), which the hook starts anyway."""
+        answer = self._index_entry("HEAD^{commit}", spec=True)
+        fields = [] if answer is None else answer.decode("ascii", "replace").split()
+        if len(fields) == 3 and fields[1] == "commit" and HEX.fullmatch(fields[0]):
+            return fields[0]
+        return None
 
     def merge_heads(self) -> tuple[str, ...]:
         """The other parents of the commit being made when it concludes a merge (git keeps
