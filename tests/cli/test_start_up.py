@@ -4,12 +4,9 @@ command's imports made; ``main`` (a caller's process, the tests) leaves the coll
 from __future__ import annotations
 
 import gc
-import os
-import subprocess
-import sys
 
 from continuity_checks.cli import main
-from tests.conftest import REPO
+from tests.helpers.python import run_python
 
 
 def test_main_leaves_the_collector_as_it_was() -> None:
@@ -27,8 +24,7 @@ def test_the_process_entry_point_freezes_the_start_up() -> None:
         "sys.exit = lambda code: print(code, gc.isenabled(), gc.get_freeze_count() > 0)\n"
         "cli.run()\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    done = run_python(code)
     assert done.stdout.splitlines()[-1] == "0 True True", done.stderr
 
 
@@ -41,6 +37,5 @@ def test_a_disabled_collector_stays_disabled() -> None:
         "sys.exit = lambda code: print(code, gc.isenabled())\n"
         "cli.run()\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    done = run_python(code)
     assert done.stdout.splitlines()[-1] == "0 False", done.stderr

@@ -4,15 +4,12 @@ baseline machinery without a baseline file, and no third-party argument parser."
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
 from tests.helpers.git import GitRepo, delta, isolate_git, path_of
+from tests.helpers.python import run_python
 
 NAME = "2026-09-21T16-20-00p08-00--agent.json"
 PROJECT = {
@@ -40,10 +37,7 @@ def hook_modules(repo: GitRepo) -> tuple[int, set[str]]:
         "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=repo.path, env=env, capture_output=True, text=True
-    )
+    done = run_python(code, repo.path)
     return done.returncode, set(done.stderr.split())
 
 
@@ -97,9 +91,6 @@ def test_the_hook_makes_no_forward_reference(repo: GitRepo) -> None:
         "print(made, file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=repo.path, env=env, capture_output=True, text=True
-    )
+    done = run_python(code, repo.path)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "[]"
