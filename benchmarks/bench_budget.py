@@ -51,6 +51,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import callgrind
 from gen_deltas import CHANGES_DIR, generate
 
 REPO = Path(__file__).resolve().parents[1]
@@ -120,16 +121,7 @@ def interleaved(commands: Sequence[Command], repeat: int) -> None:
 
 def instructions(command: Command) -> int:
     """Instructions of one run of ``command`` (its own process, not its children)."""
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command.argv],
-        cwd=command.cwd,
-        env=command.env,
-        capture_output=True,
-    )
-    found = re.search(rb"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
-    return int(found.group(1))
+    return callgrind.instructions(command.argv, command.env, command.cwd)[0]
 
 
 def tree_instructions(command: Command) -> list[tuple[int, str]]:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import callgrind
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,17 +50,8 @@ def instructions(src: str, directory: str, mode: str, files: int) -> tuple[int, 
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     argv = [sys.executable, "-c", PROGRAM, directory, mode, str(files)]
     subprocess.run(argv, env=env, check=True, capture_output=True)  # writes the bytecode
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"no instruction count from valgrind:\n{done.stderr}")
-    return int(found.group(1)), int(done.stdout.strip())
+    count, out = callgrind.instructions(argv, env)
+    return count, int(out.strip())
 
 
 def main() -> None:

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import callgrind
 
 HERE = Path(__file__).resolve().parent
 
@@ -137,15 +140,7 @@ def instructions(src: Path, root: Path, part: str) -> int:
     env["PYTHONPATH"] = str(src)
     argv = [sys.executable, __file__, "--in-process", part, str(root)]
     subprocess.run(argv, env=env, check=True)  # warm: bytecode caches
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
-        env=env,
-        capture_output=True,
-    )
-    found = re.search(rb"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
-    return int(found.group(1))
+    return callgrind.instructions(argv, env)[0]
 
 
 def parts(args: argparse.Namespace) -> None:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -43,6 +42,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import callgrind
 
 CHANGES = ".deltalayer/changes"
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -170,16 +173,7 @@ def timed(
 
 def instructions(command: list[str], cwd: Path, env: dict[str, str]) -> int:
     """Instructions of one run of ``command`` (its own process), counted by callgrind."""
-    result = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-    )
-    found = re.search(rb"Collected : (\d+)", result.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind failed: {result.stderr.decode(errors='replace')[-500:]}")
-    return int(found.group(1))
+    return callgrind.instructions(command, env, cwd)[0]
 
 
 #: The steps ``--stages`` counts, as the walk takes them for one commit.

@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import callgrind
 
 PARTS = ("engine", "walk", "claims", "stream", "read", "load", "record", "times", "schema")
 PARTS += ("compact",)
@@ -106,15 +109,7 @@ def instructions(src: Path, root: Path, part: str) -> int:
     env["PYTHONPATH"] = str(src)
     argv = [sys.executable, __file__, "--in-process", part, str(root)]
     subprocess.run(argv, env=env, check=True)  # warm: bytecode caches
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
-        env=env,
-        capture_output=True,
-    )
-    found = re.search(rb"Collected : (\d+)", done.stderr)
-    if found is None:
-        raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
-    return int(found.group(1))
+    return callgrind.instructions(argv, env)[0]
 
 
 def main() -> None:
