@@ -186,7 +186,7 @@ def stage_child(stage: str, calls: int, status: str) -> None:
     does, then repeats ``stage`` ``calls`` times on the last commit whose first change has
     ``status`` (``history DeltasFamily``: one family's history rules, through the router)."""
     from continuity_checks.core.config import Config
-    from continuity_checks.core.family import Claimed, FileInput
+    from continuity_checks.core.family import FileInput
     from continuity_checks.core.git.repository import Repository
     from continuity_checks.engine.history import Walk
 
@@ -213,7 +213,7 @@ def stage_child(stage: str, calls: int, status: str) -> None:
 
         def tree_check() -> None:
             check = deltas.tree(made[1])
-            check.add(Claimed(path, "delta"))
+            check.add(path, "delta")
             list(check.finish(set()))
 
         def judge(wanted: list[int]) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given
@@ -16,7 +18,7 @@ from continuity_checks.checks.sessions import layout
 from continuity_checks.checks.working_state.family import WorkingStateFamily
 from continuity_checks.core import strict_json
 from continuity_checks.core.config import Config
-from continuity_checks.core.family import Claimed, Family
+from continuity_checks.core.family import Claimed, CollectedTree, Family
 from continuity_checks.core.globs import Globs, translate
 from continuity_checks.core.paths import _normalised
 from continuity_checks.core.snapshot import Unreadable, WorkTree, confine
@@ -267,6 +269,36 @@ def test_twins_from_a_listing_are_the_twins_looked_up(
     items = [Claimed(f"{parent}/{n}", "delta") for n in claimed]
     for found in files.twins(snapshot, items):
         assert naming.frozen_name(found.path.rpartition("/")[2]) in present
+
+
+_tree_paths = st.sampled_from(
+    [".deltalayer/changes/a.json", ".deltalayer/changes/a.frozen.json",
+     ".deltalayer/changes/b.json", ".deltalayer/changes/sub/c.json", ".deltalayer/changes.jsonl",
+     "AGENTS.md", "PROJECT.md", "p/.deltalayer/changes/d.json", "p/.deltalayer/changes/d.frozen.json",
+     "p/AGENTS.md", "q/.deltalayer/changes/x.tmp"]
+)  # fmt: skip
+
+
+@given(st.sets(_tree_paths), st.lists(_tree_paths, unique=True), st.sets(_tree_paths))
+def test_the_deltas_tree_fed_as_a_stream_is_the_check_of_the_collected_files(
+    present: set[str], claimed_paths: list[str], unread: set[str]
+) -> None:
+    """The deltas family's own TreeCheck (grouped as the files come, the unread left out at
+    the end) against the default one (every file kept, the unread left out, then
+    check_tree)."""
+    family = _families(Config())[0]
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        write_tree(root, {path: "{}" for path in present})
+        snapshot = WorkTree(root, 1 << 20)
+        streamed, collected = family.tree(snapshot), CollectedTree(snapshot, family.check_tree)
+        for path in claimed_paths:
+            kind = family.claims(path)
+            if kind is None:  # PROJECT.md: only looked up
+                continue
+            streamed.add(path, kind)
+            collected.add(path, kind)
+        assert list(streamed.finish(unread)) == list(collected.finish(unread))
 
 
 # --- claims by directory: the names each family may claim, against asking it of every path -------

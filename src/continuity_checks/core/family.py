@@ -375,7 +375,9 @@ class TreeCheck(Protocol):
     workspace) judges a unit when the stream moves past it and keeps nothing of it, so its
     memory does not grow with the number of units."""
 
-    def add(self, item: Claimed) -> None: ...
+    def add(self, path: str, kind: str) -> None:
+        """A claimed file: its path, and what the family claimed it as (as :class:`Claimed`,
+        whose tuple is not made per file)."""
 
     def finish(self, unread: Collection[str]) -> Iterable[Finding]: ...
 
@@ -393,8 +395,8 @@ class CollectedTree:
         self.check_tree = check_tree
         self.items: list[Claimed] = []
 
-    def add(self, item: Claimed) -> None:
-        self.items.append(item)
+    def add(self, path: str, kind: str) -> None:
+        self.items.append(Claimed(path, kind))
 
     def finish(self, unread: Collection[str]) -> Iterable[Finding]:
         items = [i for i in self.items if i.path not in unread] if unread else self.items

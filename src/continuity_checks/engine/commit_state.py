@@ -90,7 +90,7 @@ class CommitState:
                 made = trees.get(index)
                 if made is None:
                     made = trees[index] = families[index].tree(snapshot)
-                made.add(Claimed(path, kind))
+                made.add(path, kind)
             data = snapshot.read(path) if given is None else given
             if isinstance(data, Unreadable):
                 findings.append(data.finding())

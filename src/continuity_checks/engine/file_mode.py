@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from continuity_checks import checks
 from continuity_checks.core.committed import Committed
 from continuity_checks.core.config import Config, apply_config
-from continuity_checks.core.family import Claimed, Family, FileInput, TreeCheck
+from continuity_checks.core.family import Family, FileInput, TreeCheck
 from continuity_checks.core.findings import Finding, Report
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import CAN_FORK, Workers, usable_cpus
@@ -276,7 +276,7 @@ def feed(
         count += 1
         path, owners = item
         for index, kind in owners:
-            (made[index] or trees.make(index)).add(Claimed(path, kind))
+            (made[index] or trees.make(index)).add(path, kind)
         if workers is None:
             if progress is not None:
                 progress(count - 1, None)

@@ -19,6 +19,7 @@ from continuity_checks.core.family import (
     FileInput,
     Names,
     Origins,
+    TreeCheck,
     option,
     options,
     strings_option,
@@ -116,6 +117,9 @@ class DeltasFamily(Family):
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)
+
+    def tree(self, snapshot: Snapshot) -> TreeCheck:
+        return files.DeltasTree(snapshot)
 
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         if edited or (".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md"))):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -270,18 +270,39 @@ def _by_kind(
 ) -> tuple[dict[str, list[str]], set[str]]:
     """The claimed deltas' names by directory, and the paths of every other kind claimed but
     ``leave_out``."""
-    deltas: dict[str, list[str]] = {}
-    others = set()
+    grouped = ByKind(leave_out)
     for path, kind in claimed:
+        grouped.add(path, kind)
+    return grouped.deltas, grouped.others
+
+
+class ByKind:
+    """Claimed paths grouped as they come (:meth:`add`): the deltas' names by directory
+    (``deltas``), and the paths of every other kind but ``leave_out`` (``others``)."""
+
+    __slots__ = ("deltas", "leave_out", "others")
+
+    def __init__(self, leave_out: str | None) -> None:
+        self.leave_out = leave_out
+        self.deltas: dict[str, list[str]] = {}
+        self.others: set[str] = set()
+
+    def add(self, path: str, kind: str) -> None:
         if kind == "delta":
             parent, _, name = path.rpartition("/")
-            names = deltas.get(parent)
+            names = self.deltas.get(parent)
             if names is None:
-                names = deltas[parent] = []
+                names = self.deltas[parent] = []
             names.append(name)
-        elif kind != leave_out:
-            others.add(path)
-    return deltas, others
+        elif kind != self.leave_out:
+            self.others.add(path)
+
+    def leave_out_paths(self, paths: Collection[str]) -> None:
+        """Drops ``paths`` from both groups."""
+        self.others.difference_update(paths)
+        for parent, names in self.deltas.items():
+            prefix = f"{parent}/"
+            names[:] = [name for name in names if prefix + name not in paths]
 
 
 def _twins(snapshot: Snapshot, deltas: dict[str, list[str]]) -> list[Finding]:
@@ -421,8 +442,38 @@ def project_roots(directories: Iterable[str]) -> set[str]:
 
 
 def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
-    # a delta in a subdirectory (DL114) is no member of its project: no reader sees it
-    deltas, others = _by_kind(claimed, leave_out="nested")
+    """The twins and the project files of the claimed deltas (:class:`DeltasTree`, fed
+    ``claimed``)."""
+    tree = DeltasTree(snapshot)
+    for path, kind in claimed:
+        tree.add(path, kind)
+    return tree.finish(())
+
+
+class DeltasTree(ByKind):
+    """The family's :class:`~continuity_checks.core.family.TreeCheck`: the claimed files
+    grouped as they stream by (a delta in a subdirectory, DL114, is no member of its project:
+    no reader sees it), judged at the end: twins, and PROJECT.md and AGENTS.md beside each
+    store."""
+
+    __slots__ = ("snapshot",)
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        super().__init__("nested")
+        self.snapshot = snapshot
+
+    def finish(self, unread: Collection[str]) -> list[Finding]:
+        if unread:
+            self.leave_out_paths(unread)
+        deltas = {parent: names for parent, names in self.deltas.items() if names}
+        return _project_findings(self.snapshot, deltas, self.others)
+
+
+def _project_findings(
+    snapshot: Snapshot, deltas: dict[str, list[str]], others: set[str]
+) -> list[Finding]:
+    """The twins among ``deltas`` (names by directory), and the project files missing beside
+    the stores of ``deltas`` and ``others`` (paths)."""
     findings = _twins(snapshot, deltas)
     directories = deltas.keys() | {path.rpartition("/")[0] for path in others}
     for project in sorted(project_roots(directories)):

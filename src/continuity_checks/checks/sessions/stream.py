@@ -24,8 +24,8 @@ def check_tree(tree: TreeLookups, claimed: list[Claimed]) -> list[Finding]:
     """The cross-file findings over a list of claimed files (what :class:`SessionsTree` gives
     when fed them in order)."""
     stream = SessionsTree(tree)
-    for item in claimed:
-        stream.add(item)
+    for path, kind in claimed:
+        stream.add(path, kind)
     return stream.finish(())
 
 
@@ -60,29 +60,28 @@ class SessionsTree:
         self.workspace: str | None = None
         self.memory: list[Claimed] = []  # the claimed memory files of that workspace
 
-    def add(self, item: Claimed) -> None:
-        kind = item.kind
+    def add(self, path: str, kind: str) -> None:
         if kind == layout.NODE:
-            directory: str | None = session_of_node(item.path)
+            directory: str | None = session_of_node(path)
         elif kind in SESSION_KINDS:
-            directory = layout.session_dir_of(item.path)
+            directory = layout.session_dir_of(path)
         else:
             if kind in REGISTRY_KINDS:
-                self.states.setdefault(_state_dir(item.path))
+                self.states.setdefault(_state_dir(path))
             elif kind in MEMORY_KINDS:
-                workspace = layout.workspace_of(item.path)
+                workspace = layout.workspace_of(path)
                 if workspace != self.workspace:
                     self._settle_workspace()
                     self.workspace = workspace
-                self.memory.append(item)
+                self.memory.append(Claimed(path, kind))
             return
         if directory is None:
             return
         if directory != self.session:
             self._settle_session()
             self.session = directory
-        if kind == layout.NODE and item.path > self.last_claimed:
-            self.last_claimed = item.path
+        if kind == layout.NODE and path > self.last_claimed:
+            self.last_claimed = path
 
     def _settle_session(self) -> None:
         directory, last = self.session, self.last_claimed
