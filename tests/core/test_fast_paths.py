@@ -4,6 +4,7 @@ must give the same answer for every input, not only for the valid deltas they we
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -373,3 +374,37 @@ def _comparable(result: str | Unreadable) -> object:
 def test_confine_answers_as_the_normalisation_by_names(names: list[str]) -> None:
     path = "/".join(names)
     assert _comparable(confine(path)) == _comparable(_normalised(path))
+
+
+# --- the read: its own first open against open_file ---------------------------------------------
+
+
+def test_the_read_opens_every_kind_of_path_as_open_file(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    write_tree(root, {"a/one.json": "1", "a/dir/x.json": "2"})
+    (tmp_path / "secret.json").write_text("secret")
+    os.symlink(tmp_path / "secret.json", root / "a" / "out.json")
+    os.symlink("one.json", root / "a" / "in.json")
+    os.symlink("gone.json", root / "a" / "dangling.json")
+    os.symlink("loop.json", root / "a" / "loop.json")
+    os.symlink("dir", root / "a" / "to-dir.json")
+    os.mkfifo(root / "a" / "fifo.json")
+    snapshot = WorkTree(root, 1 << 20)
+    paths = ["a/one.json", "a/in.json", "a/out.json", "a/dangling.json", "a/loop.json"]
+    paths += ["a/to-dir.json", "a/dir", "a/fifo.json", "a/none.json", "../x", "a//one.json"]
+    for path in paths:
+        opened, read = snapshot.open_file(path), snapshot.read(path)
+        if isinstance(opened, Unreadable):
+            assert _comparable(read) == _comparable(opened), path
+        else:  # opened: what the read then finds
+            os.close(opened)
+            assert _comparable(read) == _read_after_opening[path], path
+
+
+_read_after_opening = {
+    "a/one.json": b"1",
+    "a/in.json": b"1",
+    "a//one.json": b"1",
+    "a/dir": ("CC001", "cannot read: Is a directory"),
+    "a/fifo.json": ("CC001", "expected a regular file"),
+}

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_NOFOLLOW = _OPEN_FLAGS | _NOFOLLOW
 _CHUNK = 64 * 1024
 _SYMLINK_HOPS = 40  # as the kernel's limit: more is a loop
 _SYMLINK = "120000"
@@ -212,26 +213,30 @@ class WorkTree(Snapshot):
         if isinstance(full, Unreadable):
             return full
         try:
-            try:
-                return os.open(full, _OPEN_FLAGS | _NOFOLLOW)
-            except OSError as exc:
-                if not os.path.islink(full):
-                    raise
-                real = os.path.realpath(full)
-                if not self._within(real):
-                    return Unreadable(
-                        path,
-                        cc.UNREADABLE,
-                        "expected a file inside the checked root, found a symlink leading "
-                        "outside it",
-                    )
-                if not os.path.isfile(real):
-                    reason = "a symlink loop" if os.path.islink(real) else "a dangling symlink"
-                    if os.path.exists(real):
-                        reason = "a symlink to something that is not a regular file"
-                    return Unreadable(path, cc.UNREADABLE, f"cannot read: {reason}")
-                del exc
-                return os.open(real, _OPEN_FLAGS)
+            return os.open(full, _OPEN_NOFOLLOW)
+        except OSError as exc:
+            return self._not_opened(path, full, exc)
+
+    def _not_opened(self, path: str, full: str, error: OSError) -> int | Unreadable:
+        """:meth:`open_file` of ``path`` (at ``full``) where opening it without following a
+        symlink failed with ``error``: a symlink inside the root to a regular file is opened,
+        anything else refused."""
+        try:
+            if not os.path.islink(full):
+                raise error
+            real = os.path.realpath(full)
+            if not self._within(real):
+                return Unreadable(
+                    path,
+                    cc.UNREADABLE,
+                    "expected a file inside the checked root, found a symlink leading outside it",
+                )
+            if not os.path.isfile(real):
+                reason = "a symlink loop" if os.path.islink(real) else "a dangling symlink"
+                if os.path.exists(real):
+                    reason = "a symlink to something that is not a regular file"
+                return Unreadable(path, cc.UNREADABLE, f"cannot read: {reason}")
+            return os.open(real, _OPEN_FLAGS)
         except IsADirectoryError:
             return Unreadable(path, cc.UNREADABLE, "expected a regular file, found a directory")
         except OSError as exc:
@@ -242,9 +247,17 @@ class WorkTree(Snapshot):
             given = self._given.get(path)
             if given is not None:
                 return given
-        fd = self.open_file(path)
-        if isinstance(fd, Unreadable):
-            return fd
+        # open_file's first step here: a call less in the read of every file
+        full = self._locate(path)
+        if isinstance(full, Unreadable):
+            return full
+        try:
+            fd = os.open(full, _OPEN_NOFOLLOW)
+        except OSError as exc:
+            opened = self._not_opened(path, full, exc)
+            if isinstance(opened, Unreadable):
+                return opened
+            fd = opened
         try:
             data = os.read(fd, _CHUNK)
             # A short first read is the whole of a small regular file (the common case, one
