@@ -96,7 +96,8 @@ class Timestamp:
 
     def slug(self) -> str:
         """The file-name form: ``:`` becomes ``-`` and ``+`` becomes ``p``."""
-        return self.isoformat().replace(":", "-").replace("+", "p")
+        iso = self._iso if self._iso is not None else self.isoformat()
+        return iso.replace(":", "-").replace("+", "p")
 
 
 def earlier(a: Timestamp, b: Timestamp) -> bool:
