@@ -360,6 +360,15 @@ def test_claims_by_directory_are_the_claims_of_every_family(paths: list[str]) ->
             assert by_directory.of(path) == every, path
 
 
+def test_the_files_one_family_claims_as_one_kind_share_their_claimants() -> None:
+    """One tuple for every delta: a batch of them for a worker pickles it once."""
+    by_directory = DirectoryClaims(_families(Config()))
+    first = by_directory.of(".deltalayer/changes/a.json")
+    assert first == ((0, "delta"),)
+    assert by_directory.of("p/.deltalayer/changes/b.frozen.json") is first
+    assert by_directory.of(".deltalayer/changes/c.tmp") == ((0, "temp"),)
+
+
 # --- confine: the test of a normal path against the normalisation by names -----------------------
 
 

@@ -219,6 +219,9 @@ class DirectoryClaims:
         self.names: frozenset[str] = frozenset()  # every name a family may claim here
         self.longest = 0  # the longest ending a family may claim here
         self.by_tail: dict[str, tuple[tuple[int, Family], ...]] = {}
+        # the claimants of a path one family alone claims, one tuple for each of its kinds: a
+        # batch of a kind's files for a worker pickles it once
+        self.alone: list[dict[str, Claimants]] = [{} for _ in families]
 
     def of(self, path: str) -> Claimants:
         """``(index of the family, kind)`` for each family that claims ``path``."""
@@ -238,7 +241,13 @@ class DirectoryClaims:
         if len(asked) == 1:  # one family may claim the name (in one family's store, all)
             index, family = asked[0]
             kind = family.claims(path)
-            return () if kind is None else ((index, kind),)
+            if kind is None:
+                return ()
+            alone = self.alone[index]
+            shared = alone.get(kind)
+            if shared is None:
+                shared = alone[kind] = ((index, kind),)
+            return shared
         claimants = []
         for index, family in asked:
             kind = family.claims(path)
