@@ -106,6 +106,11 @@ def test_the_compact_proof_is_the_compact_encoding(value: object, data: st.DataO
         body = candidate[:-1] if candidate.endswith("\n") else candidate
         expected = json.dumps(doc.value, ensure_ascii=False, separators=(",", ":")) == body
         assert doc.compact == expected, candidate
+        # the proof from the bytes load read (a Document whose text is decoded when asked)
+        loaded = strict_json.load(candidate.encode("utf-8", "surrogatepass"))
+        assert isinstance(loaded, strict_json.Document)
+        assert loaded.compact == expected, candidate
+        assert loaded.text == candidate
 
 
 @pytest.mark.parametrize(
@@ -115,10 +120,19 @@ def test_the_compact_proof_is_the_compact_encoding(value: object, data: st.DataO
 )  # fmt: skip
 def test_the_compact_proof_of_texts_around_their_strings(text: str) -> None:
     """Newlines before, after and between the strings, and the one-test case at its edges."""
-    doc = strict_json.parse(text)
-    assert isinstance(doc, strict_json.Document)
     body = text[:-1] if text.endswith("\n") else text
-    assert doc.compact == (json.dumps(doc.value, ensure_ascii=False, separators=(",", ":")) == body)
+    for doc in (strict_json.parse(text), strict_json.load(text.encode())):
+        assert isinstance(doc, strict_json.Document)
+        expected = json.dumps(doc.value, ensure_ascii=False, separators=(",", ":")) == body
+        assert doc.compact == expected
+
+
+def test_the_compact_proof_of_a_text_with_a_lone_surrogate() -> None:
+    """A text given as such (not decoded from bytes) may hold one; the proof still answers."""
+    for text, expected in (('["\ud800"]', True), ('["\ud800", 1]', False)):
+        doc = strict_json.parse(text)
+        assert isinstance(doc, strict_json.Document)
+        assert doc.compact is expected
 
 
 @given(st.lists(st.text(max_size=8) | st.sampled_from(["ci agent", "gpt/5", "codex"]), max_size=30))

@@ -132,15 +132,22 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 class Document:
     """A parsed JSON value and the text it came from.
 
-    ``first_line`` is the line of the text's first character in its file (JSONL records);
-    ``compact`` says the text is the compact encoding of the value (``_COMPACT``), optionally
-    followed by one newline (computed on the first request, as the positions are).
+    Made from the text, or from its UTF-8 bytes (``load``'s), which are decoded when ``text`` is
+    first asked for: the checks of a valid file may never ask. ``first_line`` is the line of the
+    text's first character in its file (JSONL records); ``compact`` says the text is the
+    compact encoding of the value (``_COMPACT``), optionally followed by one newline (computed
+    on the first request, as the positions are).
     """
 
-    __slots__ = ("_compact", "_line_starts", "_positions", "first_line", "text", "value")
+    __slots__ = ("_compact", "_data", "_line_starts", "_positions", "_text", "first_line", "value")
 
-    def __init__(self, text: str, value: object, first_line: int = 1):
-        self.text = text
+    def __init__(self, text: str | bytes, value: object, first_line: int = 1):
+        if isinstance(text, bytes):
+            self._text: str | None = None
+            self._data = text
+        else:
+            self._text = text
+            self._data = b""  # encoded if the compact proof is asked for
         self.value = value
         self.first_line = first_line
         self._compact: bool | None = None
@@ -148,9 +155,17 @@ class Document:
         self._line_starts: list[int] | None = None
 
     @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self._data.decode("utf-8")  # the reader accepted them: valid UTF-8
+        return self._text
+
+    @property
     def compact(self) -> bool:
         if self._compact is None:
-            self._compact = _is_compact(self.text, self.value)
+            # a text given as such may hold lone surrogates: as bytes of their own, never ASCII
+            data = self._data or self.text.encode("utf-8", "surrogatepass")
+            self._compact = _is_compact(data, self)
         return self._compact
 
     def line_col(self, offset: int) -> tuple[int, int]:
@@ -166,27 +181,29 @@ class Document:
         return self.line_col(self._positions.get(jp.nearest(pointer, self._positions), 0))
 
 
-def _is_compact(text: str, value: object) -> bool:
-    """Whether ``text`` is the compact encoding of ``value`` (``_COMPACT``), optionally followed
-    by one newline. Without a backslash in the text every string in it is written as the
-    encoding writes it, so only what lies between the strings and the numbers can differ; the
-    rest (escapes, floats, ``-0``) is encoded and compared."""
-    if "\\" in text:
-        return _is_encoded(text, value)
-    between = "".join(text.split('"')[::2])  # with no escapes, every quote opens or closes
+def _is_compact(data: bytes, doc: Document) -> bool:
+    """Whether ``doc``'s text, whose UTF-8 encoding is ``data``, is the compact encoding of its
+    value (``_COMPACT``), optionally followed by one newline. Every test here is of ASCII
+    characters, which UTF-8 writes as one byte each and as no byte of any other character.
+    Without a backslash every string in the text is written as the encoding writes it, so only
+    what lies between the strings and the numbers can differ; the rest (escapes, floats,
+    ``-0``) is encoded and compared."""
+    if _BACKSLASH in data:  # a byte by its value: ``in`` with bytes first tries it as a number
+        return _is_encoded(doc.text, doc.value)
+    between = b"".join(data.split(b'"')[::2])  # with no escapes, every quote opens or closes
     rest = between.lstrip(_PUNCTUATION_AND_DIGITS)
     # no space, no literal, no float, no sign, but a final newline: the common case, in one
     # test (a newline that ends the text is outside every string)
-    if not rest or (rest == "\n" and text[-1] == "\n"):
+    if not rest or (rest == b"\n" and data[-1] == _NEWLINE):
         return True
-    if text[-1] == "\n":
+    if data[-1] == _NEWLINE:
         between = between[:-1]
-    if " " in between or "\n" in between or "\t" in between or "\r" in between:
+    if b" " in between or b"\n" in between or b"\t" in between or b"\r" in between:
         return False
     # letters between strings: true, false, null and exponents (a float, as is a "." )
-    floats = "." in between or "E" in between
-    if floats or "-0" in between or between.count("e") != _literal_es(between):
-        return _is_encoded(text, value)
+    floats = b"." in between or b"E" in between
+    if floats or b"-0" in between or between.count(b"e") != _literal_es(between):
+        return _is_encoded(doc.text, doc.value)
     return True
 
 
@@ -196,12 +213,14 @@ def _is_encoded(text: str, value: object) -> bool:
     return _COMPACT.encode(value) == (text[:-1] if text.endswith("\n") else text)
 
 
-_PUNCTUATION_AND_DIGITS = "[]{},:0123456789"
+_PUNCTUATION_AND_DIGITS = b"[]{},:0123456789"
+_BACKSLASH = ord("\\")
+_NEWLINE = ord("\n")
 
 
-def _literal_es(between: str) -> int:
+def _literal_es(between: bytes) -> int:
     """The number of e's that ``true`` and ``false`` put in ``between``."""
-    return between.count("true") + between.count("false")
+    return between.count(b"true") + between.count(b"false")
 
 
 def located(rule: Rule, doc: Document, path: str, pointer: str, message: str) -> Finding:
@@ -256,7 +275,7 @@ def load(
     for files whose writer is JavaScript (``JSON.stringify`` writes one so)."""
     value = _compiled(data, max_depth)
     if value is not _UNDECIDED:
-        return Document(data.decode("utf-8"), value, first_line)
+        return Document(data, value, first_line)
     return _load_strictly(
         data, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
     )

@@ -237,7 +237,7 @@ def check_delta(
                     f"and source, found {name}",
                 )
             )
-    if not record_findings and not (doc.text[-1:] == "\n" and doc.compact):
+    if not record_findings and not (data[-1:] == b"\n" and doc.compact):
         findings.append(
             dl.NOT_COMPACT.finding(
                 file.path,
