@@ -11,9 +11,9 @@ Parts: ``engine`` (all of ``engine.check``, one process), ``walk``, ``claims`` (
 offered every path), ``stream`` (the engine's stream of claimed files: the walk, the claims and
 what the engine does around them), ``read`` (``WorkTree.read``), ``load`` (strict JSON),
 ``record`` (schema and timestamps), ``times`` (the two timestamps alone), ``schema``
-(``is_valid`` alone), ``compact`` (``Document.compact`` of a new Document: the compact proof
-and the Document), ``delta`` (all of the deltas family's ``check_file``: load, record and the
-rest), ``tree`` (``check_tree``: twins and project files).
+(``is_valid`` alone), ``compact`` (``load`` and ``Document.compact``, as a delta's check asks
+for both: the compact proof is this less ``load``), ``delta`` (all of the deltas family's
+``check_file``: load, record and the rest), ``tree`` (``check_tree``: twins and project files).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def run_part(root: Path, part: str) -> None:
             for value in values:
                 validator.is_valid(value)
         elif part == "compact":
-            proofs = [strict_json.Document(d.text, d.value).compact for d in docs]
+            proofs = [loaded.compact for loaded in map(strict_json.load, data)]
             assert all(proofs)
         elif part == "delta":
             for item in inputs:
