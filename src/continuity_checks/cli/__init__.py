@@ -101,20 +101,15 @@ def dispatch(argv: Sequence[str], *, settle: bool = False) -> int:
     module, _, function = table[name].target.partition(":")
     with _start_up(settle):
         command: Callable[[list[str]], int] = getattr(importlib.import_module(module), function)
-    code = command(rest)
-    if settle:
-        gc.freeze()  # what the run made lives until the process exits: see _start_up
-    return code
+    return command(rest)
 
 
 @contextlib.contextmanager
 def _start_up(settle: bool) -> Iterator[None]:
     """The import of a command's modules. With ``settle`` (the process entry point, whose
-    objects live until it exits): no collection while they are made, and frozen once made, so
-    that neither the run's collections nor the last one at exit traverse them again; what the
-    command made is frozen too once it returns (:func:`dispatch`), so that the last collection
-    at exit traverses neither. The collector is enabled again as it was; the freeze lasts as
-    long as the process."""
+    start-up objects live until it exits): no collection while they are made, and frozen once
+    made, so that neither the run's collections nor the last one at exit traverse them again.
+    The collector is enabled again as it was; the freeze lasts as long as the process."""
     if not settle:
         yield
         return
