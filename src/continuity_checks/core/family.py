@@ -307,6 +307,14 @@ class Family(Protocol):
         ``edited``: the change only rewrote the bytes of a regular file, which is one on both
         sides, so a check that reads only whether ``path`` exists is not among them."""
 
+    def tree_reads_bytes(self) -> bool:
+        """Whether the family's tree check can read the bytes of a file (the default). False:
+        it reads only which files were claimed and which paths exist in the tree, so a change
+        that only rewrote the bytes of a regular file (``edited``, as for :meth:`dependents`)
+        makes the same tree findings in the commit's tree and in its parent's, and the state a
+        commit leaves does not feed that file to the tree check for its change alone."""
+        return True
+
     def claimable(self, directory: str) -> Names | None:
         """Which names of files directly in ``directory`` (root-relative, ``""`` for the root)
         :meth:`claims` may claim, so that the engine asks about only those; None (the default)
@@ -349,6 +357,15 @@ class Family(Protocol):
         one :data:`Origins` look-up for all of them, each with the commit it is about (for its
         hint). Default: none."""
         return ()
+
+    def commit_needed(self, commit: Commit, paths: "Sequence[RawChange]", symlinked: bool) -> bool:
+        """Whether :meth:`check_commit` can find anything in, or learn anything from, a commit
+        none of whose changes the family claims (asked only of a family that declares
+        ``every_commit``, for such a commit): ``paths``, every path the commit changes;
+        ``symlinked``, whether it leaves any of them a symlink. False only where
+        ``check_commit`` would return nothing and change nothing it remembers: the engine then
+        does not call it. Default: yes."""
+        return True
 
     def history_needed(self) -> bool:
         """Whether commits before a shard can still change how this family judges the shard's

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
@@ -30,6 +30,7 @@ from continuity_checks.core.snapshot import Snapshot
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas.depends import Dependents
     from continuity_checks.checks.deltas.history import HistoryChecks
+    from continuity_checks.core.git.log import RawChange
 
 
 class DeltasFamily(Family):
@@ -117,6 +118,11 @@ class DeltasFamily(Family):
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)
 
+    def tree_reads_bytes(self) -> bool:
+        """The tree check reads which deltas were claimed and whether their twins, PROJECT.md
+        and AGENTS.md exist: never a file's bytes."""
+        return False
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         if edited or (".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md"))):
             # most paths of a commit: no delta check reads them; and the checks of other files
@@ -127,6 +133,11 @@ class DeltasFamily(Family):
 
             self._dependents = Dependents(self._exclude)
         return self._dependents(path, tree)
+
+    def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
+        """Every commit is asked for only for the symlinks it leaves: one that leaves none and
+        changes none of the family's files gives the history rules nothing."""
+        return symlinked
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a store directory committed as a symlink is

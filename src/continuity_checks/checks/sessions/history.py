@@ -28,7 +28,7 @@ Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at 
 """
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import NamedTuple
 
@@ -36,8 +36,9 @@ from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.core import strict_json, symlinks
 from continuity_checks.core.display import quote
-from continuity_checks.core.family import STAGED, Change, CommitContext
+from continuity_checks.core.family import STAGED, Change, Commit, CommitContext
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.git.log import RawChange
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
@@ -103,9 +104,14 @@ class History:
         return self._seqs[key]
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
-        if self.session_repo is False and not self.shadow_repo and unremarkable(context):
+        if self.passes(context.commit, context.paths):
             return []  # most commits of a project repository: no rule reads any part of them
         return self.judge(context)
+
+    def passes(self, commit: Commit, paths: Sequence[RawChange]) -> bool:
+        """Whether :meth:`check_commit` finds nothing in ``commit`` (changing ``paths``) and
+        learns nothing from it: an :func:`unremarkable` commit of a project repository."""
+        return self.session_repo is False and not self.shadow_repo and unremarkable(commit, paths)
 
     def judge(self, context: CommitContext) -> list[Finding]:  # check_commit without a shortcut
         self._ids.clear()  # listings belong to one commit's snapshots
@@ -388,15 +394,16 @@ class History:
         return findings
 
 
-def unremarkable(context: CommitContext) -> bool:
+def unremarkable(commit: Commit, paths: Sequence[RawChange]) -> bool:
     """Whether a project repository's commit gives SS208-SS211 nothing to read: no changed path
-    a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject, no agent identity."""
-    if context.commit.subject == SHADOW_BASELINE:
+    (``paths``) a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject, no
+    agent identity."""
+    if commit.subject == SHADOW_BASELINE:
         return False
-    for c in context.paths:
+    for c in paths:
         if c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path:
             return False
-    return AGENT_IDENTITY not in _identity(context.commit.fields).values()
+    return AGENT_IDENTITY not in _identity(commit.fields).values()
 
 
 def added(change: Change, context: CommitContext) -> bool:
