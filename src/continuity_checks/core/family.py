@@ -363,8 +363,8 @@ class Family(Protocol):
         none of whose changes the family claims (asked only of a family that declares
         ``every_commit``, for such a commit): ``paths``, every path the commit changes;
         ``symlinked``, whether it leaves any of them a symlink. False only where
-        ``check_commit`` would return nothing and change nothing it remembers: the engine then
-        does not call it. Default: yes."""
+        ``check_commit`` would return nothing (what it would remember of the commit is
+        remembered here): the engine then does not call it. Default: yes."""
         return True
 
     def history_needed(self) -> bool:

@@ -403,7 +403,12 @@ def unremarkable(commit: Commit, paths: Sequence[RawChange]) -> bool:
     for c in paths:
         if c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path:
             return False
-    return AGENT_IDENTITY not in _identity(commit.fields).values()
+    fields = commit.fields
+    name, email = AGENT_IDENTITY
+    return not (
+        (fields.get("author_email") == email and fields.get("author_name") == name)
+        or (fields.get("committer_email") == email and fields.get("committer_name") == name)
+    )
 
 
 def added(change: Change, context: CommitContext) -> bool:
