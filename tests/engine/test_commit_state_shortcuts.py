@@ -1,10 +1,11 @@
 """The work history mode leaves out, held to the work it replaces: a tree check that reads no
-bytes is not fed a file whose bytes alone changed (``Family.tree_reads_bytes``), and a family
+bytes is not fed a file whose bytes alone changed (``Family.tree_reads_bytes``), a family
 called on every commit is not called where it says nothing can be found
-(``Family.commit_needed``). With both turned off, ``verify`` and ``check --staged`` report the
-same findings, byte for byte, on a random history of the shipped examples and on commits made
-to exercise the deltas tree check (an edit beside a twin, PROJECT.md or AGENTS.md coming and
-going)."""
+(``Family.commit_needed``), and a family is not asked for the dependents of a path it says
+none can have (``Family.may_depend``). With these turned off, ``verify`` and ``check
+--staged`` report the same findings, byte for byte, on a random history of the shipped
+examples and on commits made to exercise the deltas tree check (an edit beside a twin,
+PROJECT.md or AGENTS.md coming and going)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,12 @@ FAMILIES = (DeltasFamily, WorkingStateFamily, CapturesFamily, SessionsFamily, Pr
 
 
 def without_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every family's tree check fed every item, and every every-commit family called."""
+    """Every family's tree check fed every item, every every-commit family called, and every
+    family asked for the dependents of every changed path."""
     monkeypatch.setattr(DeltasFamily, "tree_reads_bytes", lambda self: True)
     for family in FAMILIES:
         monkeypatch.setattr(family, "commit_needed", lambda self, commit, paths, linked: True)
+        monkeypatch.setattr(family, "may_depend", lambda self, path, edited: True)
 
 
 def both_ways(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, str]:

@@ -307,6 +307,13 @@ class Family(Protocol):
         ``edited``: the change only rewrote the bytes of a regular file, which is one on both
         sides, so a check that reads only whether ``path`` exists is not among them."""
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        """Whether :meth:`dependents` can name any file for a change of ``path`` (``edited`` as
+        there), in any tree at any point of a run: path only, like ``claims``, so that the
+        engine asks once per path and calls ``dependents`` only where this is true. Default:
+        yes."""
+        return True
+
     def tree_reads_bytes(self) -> bool:
         """Whether the family's tree check can read the bytes of a file (the default). False:
         it reads only which files were claimed and which paths exist in the tree, so a change

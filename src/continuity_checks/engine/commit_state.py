@@ -28,7 +28,7 @@ from continuity_checks.core.family import (
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 from continuity_checks.engine.mending import rewrite_hint
-from continuity_checks.engine.router import Owners, Read
+from continuity_checks.engine.router import KEPT, Owners, Read
 
 if TYPE_CHECKING:
     from continuity_checks.core.git.log import RawChange
@@ -72,6 +72,8 @@ class CommitState:
         self._asks = [not judges_every_claim(family) for family in families]
         #: whether each family's tree check may read a file's bytes (see Item)
         self._reads = [family.tree_reads_bytes() for family in families]
+        #: (changed path, edited) -> the families whose dependents of it may name a file
+        self._depending: dict[tuple[str, bool], list[Family]] = {}
 
     def check(self, snapshot: Snapshot, items: Iterable[Item]) -> list[Finding]:
         """File mode over ``items`` in ``snapshot``: each file's checks in order, then each
@@ -200,7 +202,7 @@ class CommitState:
                 data = None if mode == SYMLINK else self.read(blob)
                 items[path] = (path, found, data, bytes_only)
         for (path, _, _), bytes_only in zip(versions, edited, strict=True):
-            for family in self.families:
+            for family in self._depending_on(path, bytes_only):
                 for dependent in family.dependents(path, tree, bytes_only):
                     item = items.get(dependent)
                     if item is None:
@@ -209,6 +211,19 @@ class CommitState:
                     elif item[3]:  # named by a look-up: its tree checks run too
                         items[dependent] = (item[0], item[1], item[2], False)
         return list(items.values())
+
+    def _depending_on(self, path: str, edited: bool) -> list[Family]:
+        """The families whose dependents of a change of ``path`` may name a file
+        (:meth:`~continuity_checks.core.family.Family.may_depend`), asked once per path (up to
+        :data:`~continuity_checks.engine.router.KEPT` of them)."""
+        key = (path, edited)
+        found = self._depending.get(key)
+        if found is None:
+            found = [family for family in self.families if family.may_depend(path, edited)]
+            if len(self._depending) >= KEPT:
+                self._depending.clear()
+            self._depending[key] = found
+        return found
 
     def _judged(
         self, tree: Snapshot, path: str, owners: Sequence[tuple[int, str]]

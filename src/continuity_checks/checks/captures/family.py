@@ -198,6 +198,10 @@ class CapturesFamily(Family):
         findings.extend(_selection_consistency(readers))
         return findings
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        directory, _, name = path.rpartition("/")
+        return self._may_be_named(path, directory, name)
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The family files of ``path``'s directory in ``tree`` whose checks read ``path``: the
         kinds checked whole with their directory (manifests, readers, deliveries, cycle deltas,

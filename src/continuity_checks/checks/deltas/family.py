@@ -123,10 +123,13 @@ class DeltasFamily(Family):
         and AGENTS.md exist: never a file's bytes."""
         return False
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        # most paths of a commit: no delta check reads them; and the checks of other files
+        # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes
+        return not edited and (".deltalayer" in path or path.endswith(("PROJECT.md", "AGENTS.md")))
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
-        if edited or (".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md"))):
-            # most paths of a commit: no delta check reads them; and the checks of other files
-            # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes
+        if not self.may_depend(path, edited):
             return ()
         if self._dependents is None:
             from continuity_checks.checks.deltas.depends import Dependents

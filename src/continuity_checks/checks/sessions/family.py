@@ -143,6 +143,9 @@ class SessionsFamily(Family):
 
         return SessionsTree(self._lookups_for(snapshot))
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        return layout.relevant(path)
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The claimed files of ``tree`` whose checks read ``path``: one file of the session it
         is in (the session is judged whole), the registries and memory files that name that
