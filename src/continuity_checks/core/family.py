@@ -11,18 +11,15 @@ itself.
 """
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from continuity_checks.core.config import Config, strings
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.git.log import FIELDS
 from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
+from continuity_checks.core.git.log import RawChange as RawChange  # re-exported, as Commit
 from continuity_checks.core.snapshot import Snapshot
-
-if TYPE_CHECKING:
-    from continuity_checks.core.git.log import RawChange
-
 
 #: The commit fields a family may ask history mode for (dates are strict ISO 8601).
 COMMIT_FIELDS = frozenset(FIELDS)

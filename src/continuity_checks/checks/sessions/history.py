@@ -36,9 +36,8 @@ from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.core import strict_json, symlinks
 from continuity_checks.core.display import quote
-from continuity_checks.core.family import STAGED, Change, Commit, CommitContext
+from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, RawChange
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.git.log import RawChange
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 
@@ -104,13 +103,10 @@ class History:
         return self._seqs[key]
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
-        if self.passes(context.commit, context.paths):
-            return []  # most commits of a project repository: no rule reads any part of them
-        return self.judge(context)
+        return [] if self.passes(context.commit, context.paths) else self.judge(context)
 
     def passes(self, commit: Commit, paths: Sequence[RawChange]) -> bool:
-        """Whether :meth:`check_commit` finds nothing in ``commit`` (changing ``paths``) and
-        learns nothing from it: an :func:`unremarkable` commit of a project repository."""
+        """Whether the rules find nothing in a commit and learn nothing (:func:`unremarkable`)."""
         return self.session_repo is False and not self.shadow_repo and unremarkable(commit, paths)
 
     def judge(self, context: CommitContext) -> list[Finding]:  # check_commit without a shortcut
@@ -395,20 +391,14 @@ class History:
 
 
 def unremarkable(commit: Commit, paths: Sequence[RawChange]) -> bool:
-    """Whether a project repository's commit gives SS208-SS211 nothing to read: no changed path
-    (``paths``) a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject, no
-    agent identity."""
+    """Whether a project repository's commit gives SS208-SS211 nothing to read: no path it
+    changes a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject or agent."""
     if commit.subject == SHADOW_BASELINE:
         return False
     for c in paths:
         if c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path:
             return False
-    fields = commit.fields
-    name, email = AGENT_IDENTITY
-    return not (
-        (fields.get("author_email") == email and fields.get("author_name") == name)
-        or (fields.get("committer_email") == email and fields.get("committer_name") == name)
-    )
+    return AGENT_IDENTITY not in _identity(commit.fields).values()
 
 
 def added(change: Change, context: CommitContext) -> bool:
