@@ -105,8 +105,7 @@ class History:
     def check_commit(self, context: CommitContext) -> list[Finding]:
         return [] if self.passes(context.commit, context.paths) else self.judge(context)
 
-    def passes(self, commit: Commit, paths: Sequence[RawChange]) -> bool:
-        """Whether the rules find nothing in a commit and learn nothing (:func:`unremarkable`)."""
+    def passes(self, commit: Commit, paths: Sequence[RawChange]) -> bool:  # nothing to find
         return self.session_repo is False and not self.shadow_repo and unremarkable(commit, paths)
 
     def judge(self, context: CommitContext) -> list[Finding]:  # check_commit without a shortcut
@@ -398,7 +397,8 @@ def unremarkable(commit: Commit, paths: Sequence[RawChange]) -> bool:
     for c in paths:
         if c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path:
             return False
-    return AGENT_IDENTITY not in _identity(commit.fields).values()
+    mails = (commit.fields.get("author_email"), commit.fields.get("committer_email"))
+    return AGENT_IDENTITY[1] not in mails or AGENT_IDENTITY not in _identity(commit.fields).values()
 
 
 def added(change: Change, context: CommitContext) -> bool:
