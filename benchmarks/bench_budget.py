@@ -230,6 +230,10 @@ class Bench:
         return str(venv / "bin" / "python")
 
     def continuity(self, *argv: str) -> list[str]:
+        """The ``continuity`` script of this venv, or with ``--module`` ``python -m
+        continuity_checks`` (the same entry point for two versions whose scripts differ)."""
+        if self.args.module:
+            return [sys.executable, "-m", "continuity_checks", *argv]
         return [str(BIN / "continuity"), *argv]
 
     def each_side(self, label: str, argv: list[str], cwd: Path, ok: tuple[int, ...] = (0,)):
@@ -391,7 +395,8 @@ class Bench:
                 "sys.argv = ['continuity', *sys.argv[1:]]\n"
                 "runpy.run_module('continuity_checks', run_name='__main__', alter_sys=True)\n"
             )
-            argv = [sys.executable, "-c", wrapper, *command.argv[1:]]
+            given = command.argv[len(self.continuity()) :]  # the command's own arguments
+            argv = [sys.executable, "-c", wrapper, *given]
             Command(command.label, argv, command.cwd, command.env, command.ok).run()
             return int(out.read_text())
 
@@ -467,6 +472,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7, help="rounds of the bulk commands")
     parser.add_argument("--runs", type=int, default=21, help="rounds of the one-file commands")
     parser.add_argument("--no-instructions", action="store_true", help="skip valgrind")
+    parser.add_argument(
+        "--module", action="store_true", help="run python -m continuity_checks, not the script"
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         args.no_instructions = True

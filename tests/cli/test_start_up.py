@@ -39,3 +39,17 @@ def test_a_disabled_collector_stays_disabled() -> None:
     )
     done = run_python(code)
     assert done.stdout.splitlines()[-1] == "0 False", done.stderr
+
+
+def test_the_entry_point_sets_the_threshold_before_it_imports_the_program() -> None:
+    code = (
+        "import gc, sys\n"
+        "from continuity_checks import __main__ as entry\n"
+        "print('continuity_checks.cli' in sys.modules)\n"
+        "sys.argv = ['continuity', 'rules']\n"
+        "sys.exit = lambda code: print(code, gc.get_threshold()[0] == entry.YOUNG)\n"
+        "entry.main()\n"
+    )
+    done = run_python(code)
+    assert done.stdout.splitlines()[0] == "False", done.stderr
+    assert done.stdout.splitlines()[-1] == "0 True", done.stderr

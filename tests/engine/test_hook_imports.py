@@ -94,3 +94,19 @@ def test_the_hook_makes_no_forward_reference(repo: GitRepo) -> None:
     done = run_python(code, repo.path)
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "[]"
+
+
+def test_the_hook_collects_nothing_before_it_exits(repo: GitRepo) -> None:
+    """The process entry point raises the collector's first threshold before it imports the
+    program: the hook of one delta makes fewer objects than it, and no collection runs."""
+    code = (
+        "import gc, sys\n"
+        "from continuity_checks.__main__ import main\n"
+        "collections = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and collections.append(info))\n"
+        f"sys.argv = ['continuity', 'check', '--staged', {path_of(NAME)!r}]\n"
+        "sys.exit = lambda code: print(code, len(collections), file=sys.stderr)\n"
+        "main()\n"
+    )
+    done = run_python(code, repo.path)
+    assert done.stderr.split() == ["0", "0"], done.stderr

@@ -4,18 +4,33 @@ Rule ids never change meaning once released. Families register their rules by im
 module and calling :func:`rule`; the registry is filled when the family modules are imported.
 """
 
-from typing import NamedTuple
-
 from continuity_checks.core.findings import Finding, Severity
 
 
-class Rule(NamedTuple):
-    id: str
-    family: str
-    severity: Severity
-    summary: str
-    explanation: str
-    hint: str | None = None
+class Rule:
+    """One rule of the registry (made once, at registration: a plain class, which costs the
+    start-up of every command less to make than a ``NamedTuple``)."""
+
+    __slots__ = ("explanation", "family", "hint", "id", "severity", "summary")
+
+    def __init__(
+        self,
+        id: str,
+        family: str,
+        severity: Severity,
+        summary: str,
+        explanation: str,
+        hint: str | None = None,
+    ) -> None:
+        self.id = id
+        self.family = family
+        self.severity = severity
+        self.summary = summary
+        self.explanation = explanation
+        self.hint = hint
+
+    def __repr__(self) -> str:
+        return f"Rule({self.id!r}, {self.family!r}, {self.severity!r}, {self.summary!r}, ...)"
 
     def finding(
         self,

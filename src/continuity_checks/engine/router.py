@@ -7,7 +7,7 @@ commit of a range (``verify``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from continuity_checks.core.family import Change, Commit, CommitContext, Declaration, Family
 from continuity_checks.core.findings import Finding
@@ -18,8 +18,29 @@ from continuity_checks.core.symlinks import SYMLINK
 from continuity_checks.engine.mending import rewrite_hint
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from continuity_checks.core.git.log import RawChange
     from continuity_checks.core.git.repository import Repository
+
+    # what the router asks of its callers' objects, for the type checker alone: nothing is
+    # checked against them at run time, and a Protocol class costs the hook to make
+
+    class JudgedFrom(Protocol):
+        """Where a claimed change starts: the version it is judged from, and its status against
+        that version (the parent's version, or the last good one before it)."""
+
+        def judged_from(self, change: RawChange) -> tuple[str | None, str]: ...
+
+    class CommitTrees(Protocol):
+        """The trees a commit is judged by, made when a family first needs them."""
+
+        def of(self, commit: Commit, raw_changes: Sequence[RawChange]) -> tuple[Snapshot, Snapshot]:
+            """The first parent's tree and the commit's own."""
+
+        def others(self, commit: Commit) -> tuple[Snapshot, ...]:
+            """The trees of a merge's other parents (none for any other commit)."""
+
 
 #: The families that claim a path: (index of the family in the run, kind) each.
 Claimants = tuple[tuple[int, str], ...]
@@ -54,23 +75,6 @@ class Owners:
                 self._known.clear()
             self._known[path] = found
         return found
-
-
-class JudgedFrom(Protocol):
-    """Where a claimed change starts: the version it is judged from, and its status against
-    that version (the parent's version, or the last good one before it)."""
-
-    def judged_from(self, change: RawChange) -> tuple[str | None, str]: ...
-
-
-class CommitTrees(Protocol):
-    """The trees a commit is judged by, made when a family first needs them."""
-
-    def of(self, commit: Commit, raw_changes: Sequence[RawChange]) -> tuple[Snapshot, Snapshot]:
-        """The first parent's tree and the commit's own."""
-
-    def others(self, commit: Commit) -> tuple[Snapshot, ...]:
-        """The trees of a merge's other parents (none for any other commit)."""
 
 
 class Router:

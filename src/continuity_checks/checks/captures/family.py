@@ -277,7 +277,7 @@ class CapturesFamily(Family):
         has a capture.json; a ``capture.json`` only where file mode judges it (beside a manifest,
         on either side)."""
         name = path.rpartition("/")[2]
-        if _DECISION_DIR.fullmatch(name):
+        if re.fullmatch(_DECISION_DIR, name):
             inside = self.claims(f"{path}/{layout.DELIVERY}")
             return "a directory" if inside is not None else None
         kind = self.claims(path)
@@ -297,8 +297,9 @@ class CapturesFamily(Family):
         return "a regular file"
 
 
-#: the name LoopX gives a decision directory (mkdtemp's suffix: 8 of [a-z0-9_])
-_DECISION_DIR = re.compile(r"decision-[a-z0-9_]{8}")
+#: the name LoopX gives a decision directory (mkdtemp's suffix: 8 of [a-z0-9_]); compiled (by
+#: ``re``, once) when a commit first changes a path whose kind is asked
+_DECISION_DIR = r"decision-[a-z0-9_]{8}"
 
 
 def _in_store(directory: str) -> bool:

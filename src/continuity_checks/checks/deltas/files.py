@@ -32,7 +32,8 @@ FORBIDDEN_KEYS = frozenset(
     }
 )  # fmt: skip
 
-MARKER = re.compile(rb"<!-- deltalayer-(?:v0|conversation-v0\.2(?:\.1)?) -->")
+#: compiled (by ``re``, once) when an AGENTS.md is first checked
+MARKER = rb"<!-- deltalayer-(?:v0|conversation-v0\.2(?:\.1)?) -->"
 
 # upstream's messages (records.py), so that the checker and the helper say the same
 _SUBJECT = {
@@ -387,7 +388,7 @@ def check_legacy(file: FileInput, max_depth: int) -> list[Finding]:
 def check_agents(file: FileInput) -> list[Finding]:
     if not file.snapshot.is_dir(posixpath.join(file.path.rpartition("/")[0], ".deltalayer")):
         return []
-    markers = list(MARKER.finditer(file.data))
+    markers = list(re.finditer(MARKER, file.data))
     if not markers:
         return [
             dl.NO_MARKER.finding(

@@ -11,7 +11,8 @@ LOCK_NAME = ".lock"
 """The lock file of ``continuity delta``, in ``.deltalayer/``: neither ``*.json`` nor ``*.tmp``,
 so readers ignore it."""
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+#: compiled (by ``re``, once) when a source first has a character outside [A-Za-z0-9]
+_UNSAFE = r"[^A-Za-z0-9._-]+"
 _SUFFIX_NUMBER = re.compile(r"[1-9][0-9]{0,3}")
 
 
@@ -19,7 +20,7 @@ def source_slug(source: str) -> str:
     """Each run of characters outside ``[A-Za-z0-9._-]`` becomes one ``-``; ends are stripped."""
     if source.isascii() and source.isalnum():
         return source  # only [A-Za-z0-9]: nothing to replace (most sources), without the regex
-    return _UNSAFE.sub("-", source).strip("-") or "source"
+    return re.sub(_UNSAFE, "-", source).strip("-") or "source"
 
 
 class SourceSlugs(dict[str, str]):
