@@ -10,12 +10,15 @@ from __future__ import annotations
 import ast
 import inspect
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from continuity_checks import checks
 from continuity_checks.cli import main
+from continuity_checks.core.family import Claimed, Commit
+from continuity_checks.core.git.log import RawChange
 from continuity_checks.hooks import family_hook
 from tests.conftest import REPO, RunCLI, write_tree
 from tests.helpers.git import GitRepo, isolate_git
@@ -115,6 +118,106 @@ def test_a_commit_is_judged_by_the_files_that_depend_on_what_it_changed(
     code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", root)
     found = [(f["rule"], f["path"], f["commit"]) for f in report["findings"]]
     assert (code, found) == (1, [("ZZ101", "notes/b.note", dropped)])
+
+
+def test_a_family_called_on_every_commit_may_decline_one(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """``commit_needed`` false: the family's ``check_commit`` is not called for a commit none
+    of whose changes it claims (an unknown author's README goes unjudged); it is asked with
+    whether the commit leaves a symlink, and never for a commit with a claimed change."""
+    from tests.example_family import NotesFamily
+
+    asked: list[tuple[str, bool]] = []
+
+    def symlinks_only(
+        self: NotesFamily, commit: Commit, paths: Sequence[RawChange], symlinked: bool
+    ) -> bool:
+        asked.append((paths[0].path, symlinked))
+        return symlinked
+
+    monkeypatch.setattr(NotesFamily, "commit_needed", symlinks_only)
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    base = repo.commit("authors", {"notes/AUTHORS": "agent@example.invalid\n"})
+    for name, author in (("README", "Eve"), ("notes/b.note", "Eve")):
+        repo.write({name: "by Eve\n"})
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-m", name, f"--author={author} <eve@example.invalid>")
+    (repo.path / "LINK").symlink_to("README")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "a link", "--author=Eve <eve@example.invalid>")
+    linked = repo.head()
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+    found = [(f["rule"], f["commit"]) for f in report["findings"] if f["rule"] == "ZZ201"]
+    assert code == 1
+    assert asked == [("README", False), ("LINK", True)]
+    assert len(found) == 2 and found[1] == ("ZZ201", linked)  # the note's commit, the link's
+
+
+def test_dependents_are_asked_only_where_a_family_may_have_some(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """``may_depend`` is asked once per changed path (and whether the change only rewrote its
+    bytes), and ``dependents`` only where it is true."""
+    from tests.example_family import NotesFamily
+
+    may: list[tuple[str, bool]] = []
+    depends: list[str] = []
+    original = NotesFamily.dependents
+
+    def may_depend(self: NotesFamily, path: str, edited: bool) -> bool:
+        may.append((path, edited))
+        return path == "notes/INDEX"
+
+    def dependents(self: NotesFamily, path: str, tree: object, edited: bool) -> object:
+        depends.append(path)
+        return original(self, path, tree, edited)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(NotesFamily, "may_depend", may_depend)
+    monkeypatch.setattr(NotesFamily, "dependents", dependents)
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\nb.note\n"}
+    base = repo.commit("notes", {**files, "notes/a.note": "A", "notes/b.note": "B"})
+    repo.commit("a edited", {"notes/a.note": "A2"})
+    repo.commit("a edited again", {"notes/a.note": "A3"})
+    repo.commit("b unlisted", {"notes/INDEX": "a.note\n"})
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+    assert code == 1
+    assert [(f["rule"], f["path"]) for f in report["findings"]] == [("ZZ101", "notes/b.note")]
+    assert may == [("notes/a.note", True), ("notes/INDEX", True)]
+    assert depends == ["notes/INDEX", "notes/INDEX"]  # in the commit's tree, its parent's
+
+
+def test_a_tree_check_that_reads_no_bytes_is_not_fed_a_file_whose_bytes_alone_changed(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """With ``tree_reads_bytes`` false, the state a commit leaves feeds the family's tree
+    check the files it judges but an edited one (its file check still runs); with the
+    default, every one."""
+    from tests.example_family import NotesFamily
+
+    fed: list[list[str]] = []
+
+    def check_tree(self: NotesFamily, snapshot: object, claimed: list[Claimed]) -> object:
+        fed.append([c.path for c in claimed])
+        return ()
+
+    monkeypatch.setattr(NotesFamily, "check_tree", check_tree)
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"}
+    base = repo.commit("notes", {**files, "notes/a.note": "A"})
+    repo.commit("a edited", {"notes/a.note": "A2"})
+    repo.commit("b added, unlisted", {"notes/b.note": "B"})
+    for reads in (True, False):
+        fed.clear()
+        monkeypatch.setattr(NotesFamily, "tree_reads_bytes", lambda self, reads=reads: reads)
+        code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+        assert code == 1
+        assert [(f["rule"], f["path"]) for f in report["findings"]] == [("ZZ101", "notes/b.note")]
+        assert fed == ([["notes/a.note"], ["notes/b.note"]] if reads else [["notes/b.note"]])
 
 
 # --- what a family may not do -----------------------------------------------------------------

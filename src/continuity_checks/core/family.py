@@ -11,18 +11,15 @@ itself.
 """
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from continuity_checks.core.config import Config, strings
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.git.log import FIELDS
 from continuity_checks.core.git.log import Commit as Commit  # re-exported: families use it
+from continuity_checks.core.git.log import RawChange as RawChange  # re-exported, as Commit
 from continuity_checks.core.snapshot import Snapshot
-
-if TYPE_CHECKING:
-    from continuity_checks.core.git.log import RawChange
-
 
 #: The commit fields a family may ask history mode for (dates are strict ISO 8601).
 COMMIT_FIELDS = frozenset(FIELDS)
@@ -307,6 +304,21 @@ class Family(Protocol):
         ``edited``: the change only rewrote the bytes of a regular file, which is one on both
         sides, so a check that reads only whether ``path`` exists is not among them."""
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        """Whether :meth:`dependents` can name any file for a change of ``path`` (``edited`` as
+        there), in any tree at any point of a run: path only, like ``claims``, so that the
+        engine asks once per path and calls ``dependents`` only where this is true. Default:
+        yes."""
+        return True
+
+    def tree_reads_bytes(self) -> bool:
+        """Whether the family's tree check can read the bytes of a file (the default). False:
+        it reads only which files were claimed and which paths exist in the tree, so a change
+        that only rewrote the bytes of a regular file (``edited``, as for :meth:`dependents`)
+        makes the same tree findings in the commit's tree and in its parent's, and the state a
+        commit leaves does not feed that file to the tree check for its change alone."""
+        return True
+
     def claimable(self, directory: str) -> Names | None:
         """Which names of files directly in ``directory`` (root-relative, ``""`` for the root)
         :meth:`claims` may claim, so that the engine asks about only those; None (the default)
@@ -349,6 +361,15 @@ class Family(Protocol):
         one :data:`Origins` look-up for all of them, each with the commit it is about (for its
         hint). Default: none."""
         return ()
+
+    def commit_needed(self, commit: Commit, paths: "Sequence[RawChange]", symlinked: bool) -> bool:
+        """Whether :meth:`check_commit` can find anything in, or learn anything from, a commit
+        none of whose changes the family claims (asked only of a family that declares
+        ``every_commit``, for such a commit): ``paths``, every path the commit changes;
+        ``symlinked``, whether it leaves any of them a symlink. False only where
+        ``check_commit`` would return nothing (what it would remember of the commit is
+        remembered here): the engine then does not call it. Default: yes."""
+        return True
 
     def history_needed(self) -> bool:
         """Whether commits before a shard can still change how this family judges the shard's

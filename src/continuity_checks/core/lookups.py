@@ -61,23 +61,27 @@ class Alike:
     symlink on the way are shared (one through a symlink changes with what it leads to)."""
 
     def __init__(self, changes: Iterable[tuple[str, str, str]]) -> None:
-        self.changed: set[str] = set()
-        self.holding: set[str] = set()  # the directories that hold a changed path
-        for path, _, _ in changes:
-            self.changed.add(path)
-            directory = path.rpartition("/")[0]
-            while directory and directory not in self.holding:
-                self.holding.add(directory)
-                directory = directory.rpartition("/")[0]
+        self._changes = tuple(changes)
+        self._changed: set[str] | None = None  # made at the first question: most commits ask none
+        self._holding: set[str] = set()  # the directories that hold a changed path
         self.answers: dict[str, bool] = {}
 
     def untouched(self, path: str) -> bool:
         """Whether the commit leaves ``path`` and everything on the way to it as they were."""
-        if path in self.changed or path in self.holding:
+        changed, holding = self._changed, self._holding
+        if changed is None:
+            changed = self._changed = set()
+            for changed_path, _, _ in self._changes:
+                changed.add(changed_path)
+                directory = changed_path.rpartition("/")[0]
+                while directory and directory not in holding:
+                    holding.add(directory)
+                    directory = directory.rpartition("/")[0]
+        if path in changed or path in holding:
             return False
         directory = path.rpartition("/")[0]
         while directory:
-            if directory in self.changed:
+            if directory in changed:
                 return False
             directory = directory.rpartition("/")[0]
         return True

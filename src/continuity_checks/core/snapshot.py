@@ -595,7 +595,8 @@ class CommitTree(Snapshot):
             depth = 0 if self._dirs.get(rel.rpartition("/")[0]) else len(names) - 1
             above = ["/".join(names[:i]) for i in range(depth)]
             itself = [] if self._index is not None else [f"{self.commit}:{rel}"]
-            self._objects.ask([*(self._spec(d) for d in above), *itself])
+            if above:  # the path alone is asked below
+                self._objects.ask([*(self._spec(d) for d in above), *itself])
             for directory, name in zip(above, names, strict=False):
                 tree = self._tree(directory)
                 entry = None if isinstance(tree, Unreadable) else tree.get(name)

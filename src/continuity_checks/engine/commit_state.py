@@ -28,14 +28,17 @@ from continuity_checks.core.family import (
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.snapshot import Snapshot, Unreadable
 from continuity_checks.engine.mending import rewrite_hint
-from continuity_checks.engine.router import Owners, Read
+from continuity_checks.engine.router import KEPT, Owners, Read
 
 if TYPE_CHECKING:
     from continuity_checks.core.git.log import RawChange
 
-#: A claimed path, the families that claim it, and its bytes when the caller has them (a
-#: changed file's version, read by blob id without resolving its path in the tree).
-Item = tuple[str, Sequence[tuple[int, str]], "bytes | None"]
+#: A claimed path, the families that claim it, its bytes when the caller has them (a changed
+#: file's version, read by blob id without resolving its path in the tree), and whether it is
+#: judged only for a change that rewrote its bytes (no dependent look-up named it): a tree
+#: check that reads no bytes (:meth:`~continuity_checks.core.family.Family.tree_reads_bytes`)
+#: finds nothing new in it.
+Item = tuple[str, Sequence[tuple[int, str]], "bytes | None", bool]
 
 SYMLINK = "120000"
 _REGULAR = ("100644", "100755")
@@ -67,18 +70,23 @@ class CommitState:
         self.read = read
         #: whether each family may leave a claimed file unjudged (it must then be asked)
         self._asks = [not judges_every_claim(family) for family in families]
+        #: whether each family's tree check may read a file's bytes (see Item)
+        self._reads = [family.tree_reads_bytes() for family in families]
+        #: (changed path, edited) -> the families whose dependents of it may name a file
+        self._depending: dict[tuple[str, bool], list[Family]] = {}
 
     def check(self, snapshot: Snapshot, items: Iterable[Item]) -> list[Finding]:
         """File mode over ``items`` in ``snapshot``: each file's checks in order, then each
-        family's tree check over the files it claimed; a file its families do not judge in
+        family's tree check over the files it claimed (but an item judged for its bytes alone,
+        by a family whose tree check reads none); a file its families do not judge in
         ``snapshot`` (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as
         in file mode."""
         families = self.families
         findings: list[Finding] = []
         unread: set[str] = set()
         trees: dict[int, TreeCheck] = {}
-        asks = self._asks
-        for path, claimed, given in items:
+        asks, reads = self._asks, self._reads
+        for path, claimed, given, bytes_only in items:
             owners = claimed
             for index, _ in claimed:
                 if asks[index]:
@@ -87,6 +95,8 @@ class CommitState:
             if not owners:
                 continue
             for index, kind in owners:
+                if bytes_only and not reads[index]:
+                    continue
                 made = trees.get(index)
                 if made is None:
                     made = trees[index] = families[index].tree(snapshot)
@@ -126,7 +136,7 @@ class CommitState:
         old = self._items(before, versions, edited)
         # the files judged in the commit's tree are judged in its parent's too, where they exist
         judged = {item[0] for item in old}
-        old += [(p, o, None) for p, o, _ in items if p not in judged and before.exists(p)]
+        old += [(p, o, None, False) for p, o, _, _ in items if p not in judged and before.exists(p)]
         earlier = self.check(before, old)
         known = Counter(_key(f) for f in _errors(config, earlier))
         for finding in found:
@@ -147,7 +157,7 @@ class CommitState:
         data = self.read(blob)
         if data is None:
             return False
-        findings = self.check(tree, [(path, self.owners.of(path), data)])
+        findings = self.check(tree, [(path, self.owners.of(path), data, False)])
         return not any(f.path == path for f in _errors(self.config, findings))
 
     def report(
@@ -185,17 +195,35 @@ class CommitState:
         once."""
         owners = self.owners.of
         items: dict[str, Item] = {}
-        for path, blob, mode in versions:
+        for (path, blob, mode), bytes_only in zip(versions, edited, strict=True):
             found = owners(path)
             if found and blob is not None:
                 # a symlink is read where it leads, as file mode reads it
-                items[path] = (path, found, None if mode == SYMLINK else self.read(blob))
+                data = None if mode == SYMLINK else self.read(blob)
+                items[path] = (path, found, data, bytes_only)
         for (path, _, _), bytes_only in zip(versions, edited, strict=True):
-            for family in self.families:
+            for family in self._depending_on(path, bytes_only):
                 for dependent in family.dependents(path, tree, bytes_only):
-                    if dependent not in items and (found := owners(dependent)):
-                        items[dependent] = (dependent, found, None)
+                    item = items.get(dependent)
+                    if item is None:
+                        if found := owners(dependent):
+                            items[dependent] = (dependent, found, None, False)
+                    elif item[3]:  # named by a look-up: its tree checks run too
+                        items[dependent] = (item[0], item[1], item[2], False)
         return list(items.values())
+
+    def _depending_on(self, path: str, edited: bool) -> list[Family]:
+        """The families whose dependents of a change of ``path`` may name a file
+        (:meth:`~continuity_checks.core.family.Family.may_depend`), asked once per path (up to
+        :data:`~continuity_checks.engine.router.KEPT` of them)."""
+        key = (path, edited)
+        found = self._depending.get(key)
+        if found is None:
+            found = [family for family in self.families if family.may_depend(path, edited)]
+            if len(self._depending) >= KEPT:
+                self._depending.clear()
+            self._depending[key] = found
+        return found
 
     def _judged(
         self, tree: Snapshot, path: str, owners: Sequence[tuple[int, str]]

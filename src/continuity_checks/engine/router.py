@@ -14,6 +14,7 @@ from continuity_checks.core.findings import Finding
 from continuity_checks.core.git.log import GITLINK, LogRequest
 from continuity_checks.core.globs import Globs
 from continuity_checks.core.snapshot import CommitTree, Snapshot
+from continuity_checks.core.symlinks import SYMLINK
 from continuity_checks.engine.mending import rewrite_hint
 
 if TYPE_CHECKING:
@@ -126,17 +127,23 @@ class Router:
                         changes[index] = [change]
         made: tuple[Snapshot, Snapshot] | None = None
         others: tuple[Snapshot, ...] = ()
+        symlinked: bool | None = None  # whether the commit leaves any path a symlink
+        families = self.families
         for index in wanted:
             claimed = changes.get(index)
             if claimed is None:
                 if not self.every_commit[index]:
+                    continue
+                if symlinked is None:
+                    symlinked = any(c.new_mode == SYMLINK for c in raw_changes)
+                if not families[index].commit_needed(commit, raw_changes, symlinked):
                     continue
                 claimed = []
             if made is None:
                 made = trees.of(commit, raw_changes)
                 others = trees.others(commit) if len(commit.parents) > 1 else ()
             context = CommitContext(commit, claimed, *made, raw_changes, others)
-            for finding in self.families[index].check_commit(context):
+            for finding in families[index].check_commit(context):
                 out.append(rewrite_hint(finding, commit, pushed=self.pushed))
 
 

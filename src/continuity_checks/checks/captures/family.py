@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 # Only what __init__ and claims need is imported here. The commit hook builds every family and
@@ -32,6 +32,8 @@ from continuity_checks.core.snapshot import Snapshot, Unreadable
 if TYPE_CHECKING:
     from continuity_checks.checks.captures.reader import Reader
     from continuity_checks.core import hashing
+    from continuity_checks.core.family import Commit
+    from continuity_checks.core.git.log import RawChange
 
 # names claimed in any capture directory, and those claimed only in a decision-<id>/ directory
 # (projection.json and delivery.json are too common as names to claim anywhere)
@@ -196,6 +198,10 @@ class CapturesFamily(Family):
         findings.extend(_selection_consistency(readers))
         return findings
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        directory, _, name = path.rpartition("/")
+        return self._may_be_named(path, directory, name)
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The family files of ``path``'s directory in ``tree`` whose checks read ``path``: the
         kinds checked whole with their directory (manifests, readers, deliveries, cycle deltas,
@@ -241,6 +247,11 @@ class CapturesFamily(Family):
         if self.roots:
             return self.roots.match(directory)
         return name in _LOOSE or layout.is_decision_dir(directory)
+
+    def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
+        """Every commit is asked for only for the symlinks it leaves: one that leaves none and
+        changes none of the family's files gives the history rules nothing."""
+        return symlinked
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a decision directory committed as a symlink

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
@@ -31,6 +31,7 @@ from continuity_checks.core.snapshot import Snapshot
 if TYPE_CHECKING:
     from continuity_checks.checks.deltas.depends import Dependents
     from continuity_checks.checks.deltas.history import HistoryChecks
+    from continuity_checks.core.git.log import RawChange
 
 
 class DeltasFamily(Family):
@@ -121,16 +122,29 @@ class DeltasFamily(Family):
     def tree(self, snapshot: Snapshot) -> TreeCheck:
         return files.DeltasTree(snapshot)
 
+    def tree_reads_bytes(self) -> bool:
+        """The tree check reads which deltas were claimed and whether their twins, PROJECT.md
+        and AGENTS.md exist: never a file's bytes."""
+        return False
+
+    def may_depend(self, path: str, edited: bool) -> bool:
+        # most paths of a commit: no delta check reads them; and the checks of other files
+        # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes
+        return not edited and (".deltalayer" in path or path.endswith(("PROJECT.md", "AGENTS.md")))
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
-        if edited or (".deltalayer" not in path and not path.endswith(("PROJECT.md", "AGENTS.md"))):
-            # most paths of a commit: no delta check reads them; and the checks of other files
-            # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes
+        if not self.may_depend(path, edited):
             return ()
         if self._dependents is None:
             from continuity_checks.checks.deltas.depends import Dependents
 
             self._dependents = Dependents(self._exclude)
         return self._dependents(path, tree)
+
+    def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
+        """Every commit is asked for only for the symlinks it leaves: one that leaves none and
+        changes none of the family's files gives the history rules nothing."""
+        return symlinked
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a store directory committed as a symlink is

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 # Only what __init__ and claims need is imported here: the commit hook builds every family to
@@ -31,6 +31,8 @@ from continuity_checks.core.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from continuity_checks.checks.provenance.history import HistoryOptions, Pins
+    from continuity_checks.core.family import Commit
+    from continuity_checks.core.git.log import RawChange
 
 #: what a changed or deleted listed file makes its listing's file check report
 _CONSEQUENCES = frozenset({rules.MISSING.id, rules.MISMATCH.id, rules.SIZE.id})
@@ -208,6 +210,18 @@ class ProvenanceFamily(Family):
         if history.pointer is None or state.pointer is None:
             return history.line is not None and history.line == state.line
         return jp.parent(history.pointer) == jp.parent(state.pointer)
+
+    def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
+        """Not for a commit whose parent's tree is known to hold no listing (the commit before
+        was judged so), as :meth:`check_commit` finds: nothing is pinned, and the commit's own
+        tree holds none either (it changes no listing), which is remembered as that method
+        would."""
+        parent = commit.parents[0] if commit.parents else None
+        if self._check_commit is not None or parent is None or parent != self._unlisted_at:
+            return True
+        self._unlisted_at = commit.sha
+        self._unlisted_trees = (parent, commit.sha)
+        return False
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # Called for every commit of a range (every_commit): the module is imported at the first

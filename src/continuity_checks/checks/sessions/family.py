@@ -8,7 +8,7 @@ inside the calls that use them, the first time one does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from continuity_checks.checks.sessions import DECLARATION, layout
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from continuity_checks.checks.sessions.history import History
     from continuity_checks.checks.sessions.lookups import TreeLookups
     from continuity_checks.checks.sessions.session import Gather
+    from continuity_checks.core.family import Commit
+    from continuity_checks.core.git.log import RawChange
 
 
 #: files OpenProgram writes under .openprogram/ that hold nothing a check can hold against
@@ -141,6 +143,9 @@ class SessionsFamily(Family):
 
         return SessionsTree(self._lookups_for(snapshot))
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        return layout.relevant(path)
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         """The claimed files of ``tree`` whose checks read ``path``: one file of the session it
         is in (the session is judged whole), the registries and memory files that name that
@@ -158,6 +163,12 @@ class SessionsFamily(Family):
         """Whether ``history`` is SS205 (a commit writes an invalid node or meta.json, naming the
         file rule that fails) at the file ``state`` is about: SS205 already says it."""
         return history.rule == "SS205" and state.path == history.path
+
+    def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
+        """Not for a commit the history rules pass over (:meth:`History.passes`: most commits of
+        a project repository); always for the first, which tells which kind of repository
+        this is."""
+        return self._history is None or not self._history.passes(commit, paths)
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         if self._history is None and context.commit.sha == STAGED and _nothing_to_find(context):

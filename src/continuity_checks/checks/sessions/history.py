@@ -28,7 +28,7 @@ Invariant 35 (the work tree may differ from HEAD) is honoured by not looking at 
 """
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import NamedTuple
 
@@ -36,7 +36,7 @@ from continuity_checks.checks.sessions import layout, nodes
 from continuity_checks.checks.sessions import rules as ss
 from continuity_checks.core import strict_json, symlinks
 from continuity_checks.core.display import quote
-from continuity_checks.core.family import STAGED, Change, CommitContext
+from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, RawChange
 from continuity_checks.core.findings import Finding
 from continuity_checks.core.rules import Rule
 from continuity_checks.core.snapshot import Snapshot, Unreadable
@@ -103,9 +103,10 @@ class History:
         return self._seqs[key]
 
     def check_commit(self, context: CommitContext) -> list[Finding]:
-        if self.session_repo is False and not self.shadow_repo and unremarkable(context):
-            return []  # most commits of a project repository: no rule reads any part of them
-        return self.judge(context)
+        return [] if self.passes(context.commit, context.paths) else self.judge(context)
+
+    def passes(self, commit: Commit, paths: Sequence[RawChange]) -> bool:  # nothing to find
+        return self.session_repo is False and not self.shadow_repo and unremarkable(commit, paths)
 
     def judge(self, context: CommitContext) -> list[Finding]:  # check_commit without a shortcut
         self._ids.clear()  # listings belong to one commit's snapshots
@@ -388,15 +389,16 @@ class History:
         return findings
 
 
-def unremarkable(context: CommitContext) -> bool:
-    """Whether a project repository's commit gives SS208-SS211 nothing to read: no changed path
-    a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject, no agent identity."""
-    if context.commit.subject == SHADOW_BASELINE:
+def unremarkable(commit: Commit, paths: Sequence[RawChange]) -> bool:
+    """Whether a project repository's commit gives SS208-SS211 nothing to read: no path it
+    changes a symlink, under ``.openprogram/`` or ``sources/``; no shadow-git subject or agent."""
+    if commit.subject == SHADOW_BASELINE:
         return False
-    for c in context.paths:
+    for c in paths:
         if c.new_mode == symlinks.SYMLINK or "sources/" in c.path or ".openprogram/" in c.path:
             return False
-    return AGENT_IDENTITY not in _identity(context.commit.fields).values()
+    mails = (commit.fields.get("author_email"), commit.fields.get("committer_email"))
+    return AGENT_IDENTITY[1] not in mails or AGENT_IDENTITY not in _identity(commit.fields).values()
 
 
 def added(change: Change, context: CommitContext) -> bool:

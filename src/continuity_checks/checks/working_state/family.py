@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 # Only what __init__ and claims need is imported here: the commit hook builds every family to
@@ -33,6 +33,8 @@ from continuity_checks.core.snapshot import Snapshot
 if TYPE_CHECKING:
     from continuity_checks.checks.working_state.depends import Dependents
     from continuity_checks.checks.working_state.history import HistoryOptions
+    from continuity_checks.core.family import Commit
+    from continuity_checks.core.git.log import RawChange
 
 #: captured projections claimed by default: rendered projections and injection captures
 DEFAULT_PROJECTIONS = ("**/*.projection.json", "**/*-injection.raw.txt")
@@ -132,6 +134,11 @@ class WorkingStateFamily(Family):
         """Whether ``state`` says of a file only that it is a symlink (WS119), where ``history``
         reports the commit that made it one (WS206)."""
         return history.rule == rules.SYMLINK.id and state.rule == rules.STATE_LINKED.id
+
+    def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
+        """Every commit is asked for only for the symlinks it leaves: one that leaves none and
+        changes none of the family's files gives the history rules nothing."""
+        return symlinked
 
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a directory of DSH's committed as a symlink

@@ -226,7 +226,9 @@ class ObjectReader:
             and s not in self._cache
             and s not in self._asked_set
             and s not in self.oversized
-            and not any(c in s for c in "\\\n\0")
+            and "\\" not in s
+            and "\n" not in s
+            and "\0" not in s
             and not s.endswith("\r")
         ]
         if wanted:
