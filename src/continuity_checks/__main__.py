@@ -2,20 +2,22 @@
 
 import gc
 
-#: Allocations of tracked objects between two collections of the youngest generation in the
-#: program's own process (the interpreter's default is 700). The commit hook of a few files
-#: makes fewer in all (one delta: about 24,000), so that it collects nothing before it exits;
-#: a longer run still collects, each time this many more are made.
+#: Allocations of tracked objects between two collections of the youngest generation while the
+#: program's command line is imported (the interpreter's default is 700): the objects it makes
+#: live until the process exits, and a collection set off by them would only traverse them.
 YOUNG = 50_000
 
 
 def main() -> None:
-    """The command line (:func:`continuity_checks.cli.run`), with the collector's first
-    threshold at :data:`YOUNG` from before the program's modules are imported (``typing``
-    among them: its import here would be made under the default threshold); it exits."""
-    gc.set_threshold(YOUNG, *gc.get_threshold()[1:])
+    """The command line (:func:`continuity_checks.cli.run`), imported with the collector's
+    first threshold at :data:`YOUNG` (``typing`` among its imports: its import here would be
+    made under the default threshold); the run itself collects with the thresholds the process
+    had, so that the garbage a long run makes in reference cycles does not pile up. It exits."""
+    thresholds = gc.get_threshold()
+    gc.set_threshold(YOUNG, *thresholds[1:])
     from continuity_checks.cli import run
 
+    gc.set_threshold(*thresholds)
     run()
 
 

@@ -41,13 +41,14 @@ def test_a_disabled_collector_stays_disabled() -> None:
     assert done.stdout.splitlines()[-1] == "0 False", done.stderr
 
 
-def test_the_entry_point_sets_the_threshold_before_it_imports_the_program() -> None:
+def test_the_entry_point_imports_the_program_itself_and_restores_the_threshold() -> None:
     code = (
         "import gc, sys\n"
         "from continuity_checks import __main__ as entry\n"
         "print('continuity_checks.cli' in sys.modules)\n"
         "sys.argv = ['continuity', 'rules']\n"
-        "sys.exit = lambda code: print(code, gc.get_threshold()[0] == entry.YOUNG)\n"
+        "before = gc.get_threshold()\n"
+        "sys.exit = lambda code: print(code, gc.get_threshold() == before)\n"
         "entry.main()\n"
     )
     done = run_python(code)

@@ -96,17 +96,27 @@ def test_the_hook_makes_no_forward_reference(repo: GitRepo) -> None:
     assert done.stderr.strip() == "[]"
 
 
-def test_the_hook_collects_nothing_before_it_exits(repo: GitRepo) -> None:
-    """The process entry point raises the collector's first threshold before it imports the
-    program: the hook of one delta makes fewer objects than it, and no collection runs."""
+def test_the_program_is_imported_without_a_collection(repo: GitRepo) -> None:
+    """The process entry point raises the collector's first threshold while it imports the
+    command line, whose objects live until the process exits, and restores it for the run."""
     code = (
         "import gc, sys\n"
         "from continuity_checks.__main__ import main\n"
         "collections = []\n"
         "gc.callbacks.append(lambda phase, info: phase == 'start' and collections.append(info))\n"
+        "before = gc.get_threshold()\n"
+        "def imported(name, *args, **kwargs):\n"
+        "    module = real(name, *args, **kwargs)\n"
+        "    if name == 'continuity_checks.cli':\n"
+        "        seen.append(len(collections))\n"
+        "    return module\n"
+        "seen = []\n"
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "builtins.__import__ = imported\n"
         f"sys.argv = ['continuity', 'check', '--staged', {path_of(NAME)!r}]\n"
-        "sys.exit = lambda code: print(code, len(collections), file=sys.stderr)\n"
+        "sys.exit = lambda code: print(code, seen[0], gc.get_threshold() == before, file=sys.stderr)\n"
         "main()\n"
     )
     done = run_python(code, repo.path)
-    assert done.stderr.split() == ["0", "0"], done.stderr
+    assert done.stderr.split() == ["0", "0", "True"], done.stderr
