@@ -247,17 +247,9 @@ class WorkTree(Snapshot):
             given = self._given.get(path)
             if given is not None:
                 return given
-        # open_file's first step here: a call less in the read of every file
-        full = self._locate(path)
-        if isinstance(full, Unreadable):
-            return full
-        try:
-            fd = os.open(full, _OPEN_NOFOLLOW)
-        except OSError as exc:
-            opened = self._not_opened(path, full, exc)
-            if isinstance(opened, Unreadable):
-                return opened
-            fd = opened
+        fd = self.open_file(path)
+        if isinstance(fd, Unreadable):
+            return fd
         try:
             data = os.read(fd, _CHUNK)
             # A short first read is the whole of a small regular file (the common case, one
