@@ -577,8 +577,10 @@ def test_every_commit_of_a_long_history_reports_the_errors_it_leaves(
 
 # A tree check that reads no bytes is not fed a file whose bytes alone changed
 # (``Family.tree_reads_bytes``), a family called on every commit is not called where it says
-# nothing can be found (``Family.commit_needed``), and a family is not asked for the
-# dependents of a path it says none can have (``Family.may_depend``). With these turned off,
+# nothing can be found (``Family.commit_needed``), a family is not asked for the dependents of
+# a path it says none can have (``Family.may_depend``), and AGENTS.md is not judged for a
+# change under ``.deltalayer/`` that leaves the directory there on both sides
+# (``Family.dependents_between``). With these turned off,
 # ``verify`` and ``check --staged`` report the same findings, byte for byte, on a random
 # history of the shipped examples and on commits made to exercise the deltas tree check (an
 # edit beside a twin, PROJECT.md or AGENTS.md coming and going).
@@ -590,6 +592,11 @@ def without_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every family's tree check fed every item, every every-commit family called, and every
     family asked for the dependents of every changed path."""
     monkeypatch.setattr(DeltasFamily, "tree_reads_bytes", lambda self: True)
+    monkeypatch.setattr(
+        DeltasFamily,
+        "dependents_between",
+        lambda self, path, tree, other, edited: self.dependents(path, tree, edited),
+    )
     for family in FAMILIES:
         monkeypatch.setattr(family, "commit_needed", lambda self, commit, paths, linked: True)
         monkeypatch.setattr(family, "may_depend", lambda self, path, edited: True)
@@ -670,3 +677,43 @@ def test_edits_beside_the_files_the_deltas_tree_check_reads(
     fast, slow = both_ways(monkeypatch, "verify", "--range", f"{base}..HEAD")
     assert {"DL111", "DL130", "DL131"} <= rules(fast)
     assert fast == slow
+
+
+MARKED = "<!-- deltalayer-conversation-v0.2.1 -->\n"
+
+
+@pytest.mark.parametrize("agents", ["# agents\n", MARKED * 2, MARKED])
+def test_a_store_made_and_taken_away_beside_agents_md(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, agents: str
+) -> None:
+    first = path_of("2026-09-21T16-20-00p08-00--agent.json")
+    second = path_of("2026-09-22T10-00-00p08-00--agent.json")
+    nested = f"sub/{first}"
+    base = repo.commit(
+        "a project without a store",
+        {
+            ".continuity.toml": '[rules]\nDL130 = "error"\nDL131 = "error"\n',
+            "PROJECT.md": "# project\n",
+            "AGENTS.md": agents,
+            "sub/AGENTS.md": agents,
+        },
+    )
+    repo.commit("the first delta makes the store", {first: delta()})
+    repo.commit("a second delta", {second: delta(started="2026-09-22T10:00:00+08:00")})
+    repo.commit(
+        "one delta edited", {second: delta(started="2026-09-22T10:00:00+08:00", changes=["x"])}
+    )
+    repo.commit("the store taken away", delete=[first, second])
+    repo.commit("a legacy history makes it again", {".deltalayer/changes.jsonl": ""})
+    repo.commit("a delta beside it", {first: delta()})
+    repo.commit("a store in a subdirectory", {nested: delta()})
+    repo.commit("the store and AGENTS.md taken away", delete=[nested, "sub/AGENTS.md"])
+    repo.write({nested: delta()})
+    repo.git("add", "-A")
+    fast, slow = both_ways(monkeypatch, "check", "--staged", nested)
+    assert fast == slow
+    repo.git("commit", "-q", "--no-verify", "-m", "a store in the subdirectory again")
+    fast, slow = both_ways(monkeypatch, "verify", "--range", f"{base}..HEAD")
+    assert fast == slow
+    if agents != MARKED:
+        assert "DL130" in rules(fast) or "DL132" in rules(fast)

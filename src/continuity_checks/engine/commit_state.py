@@ -123,7 +123,7 @@ class CommitState:
         for c in changes:
             new.append((c.path, c.new_blob, c.new_mode))
             edited.append(c.old_mode in _REGULAR and c.new_mode in _REGULAR)
-        items = self._items(after, new, edited)
+        items = self._items(after, before, new, edited)
         findings = self.check(after, items)
         left = Left()
         if not findings:
@@ -133,7 +133,7 @@ class CommitState:
             return left
         left.broken = {f.path for f in found}
         versions = [(c.path, c.old_blob, c.old_mode) for c in changes]
-        old = self._items(before, versions, edited)
+        old = self._items(before, after, versions, edited)
         # the files judged in the commit's tree are judged in its parent's too, where they exist
         judged = {item[0] for item in old}
         old += [(p, o, None, False) for p, o, _, _ in items if p not in judged and before.exists(p)]
@@ -186,13 +186,15 @@ class CommitState:
     def _items(
         self,
         tree: Snapshot,
+        other: Snapshot,
         versions: Sequence[tuple[str, str | None, str]],
         edited: Sequence[bool],
     ) -> list[Item]:
         """The claimed files of ``tree`` to judge: the changed paths that are there
         (``versions``: each path's blob id and mode in ``tree``), then the dependents of every
-        changed path (``edited``: whether its change only rewrote a regular file's bytes), each
-        once."""
+        changed path (``edited``: whether its change only rewrote a regular file's bytes) whose
+        findings can differ from those in ``other`` (the tree on the other side of the
+        commit), each once."""
         owners = self.owners.of
         items: dict[str, Item] = {}
         for (path, blob, mode), bytes_only in zip(versions, edited, strict=True):
@@ -203,7 +205,7 @@ class CommitState:
                 items[path] = (path, found, data, bytes_only)
         for (path, _, _), bytes_only in zip(versions, edited, strict=True):
             for family in self._depending_on(path, bytes_only):
-                for dependent in family.dependents(path, tree, bytes_only):
+                for dependent in family.dependents_between(path, tree, other, bytes_only):
                     item = items.get(dependent)
                     if item is None:
                         if found := owners(dependent):

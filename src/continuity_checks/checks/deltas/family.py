@@ -133,13 +133,26 @@ class DeltasFamily(Family):
         return not edited and (".deltalayer" in path or path.endswith(("PROJECT.md", "AGENTS.md")))
 
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
+        return self._depending(path, tree, None, edited)
+
+    def dependents_between(
+        self, path: str, tree: Snapshot, other: Snapshot, edited: bool
+    ) -> Iterable[str]:
+        """As :meth:`dependents`, but ``AGENTS.md`` only where ``.deltalayer/`` beside it is a
+        directory in one of the two trees and not in the other: its checks read nothing else
+        the change can alter."""
+        return self._depending(path, tree, other, edited)
+
+    def _depending(
+        self, path: str, tree: Snapshot, other: Snapshot | None, edited: bool
+    ) -> Iterable[str]:
         if not self.may_depend(path, edited):
             return ()
         if self._dependents is None:
             from continuity_checks.checks.deltas.depends import Dependents
 
             self._dependents = Dependents(self._exclude)
-        return self._dependents(path, tree)
+        return self._dependents(path, tree, other)
 
     def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
         """Every commit is asked for only for the symlinks it leaves: one that leaves none and
