@@ -112,9 +112,13 @@ class DeltasFamily(Family):
         return "in .deltalayer/, where DeltaLayer reads only changes/*.json and changes.jsonl"
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
-        # in history mode, a version the history checks parsed is not parsed again
-        load = None if self._history is None else self._history.parsed.load
-        return files.check_file(file, self.max_depth, load, self._slugs)
+        # in history mode, a version (and a time) the history checks parsed is not parsed again
+        history = self._history
+        if history is None:
+            return files.check_file(file, self.max_depth, None, self._slugs)
+        return files.check_file(
+            file, self.max_depth, history.parsed.load, self._slugs, history.times.parse
+        )
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)

@@ -60,6 +60,8 @@ def _frozen_hint(hint: str | None) -> str:
 
 #: Parses a delta's bytes as ``strict_json.load`` does (with the run's ``max_depth``).
 Load = Callable[[bytes], "strict_json.Document | strict_json.Problem"]
+#: Parses a stored time as ``timestamps.parse`` does (raising ``TimestampError`` as it does).
+ParseTime = Callable[[object], timestamps.Timestamp]
 
 
 def check_file(
@@ -67,12 +69,14 @@ def check_file(
     max_depth: int,
     load: Load | None = None,
     slugs: naming.SourceSlugs | None = None,
+    parse: ParseTime = timestamps.parse,
 ) -> list[Finding]:
     """The findings of one claimed file; a delta is parsed by ``load`` when given (the history
-    checks' parses, shared), else by ``strict_json.load``; ``slugs`` keeps the slugs of the
-    sources met (a family's, for its run)."""
+    checks' parses, shared), else by ``strict_json.load``, and its times by ``parse`` (the
+    history checks' parses, shared); ``slugs`` keeps the slugs of the sources met (a family's,
+    for its run)."""
     if file.kind == "delta":
-        findings = check_delta(file, max_depth, load, slugs)
+        findings = check_delta(file, max_depth, load, slugs, parse)
         if findings and naming.is_frozen(file.path):
             # the rules' own hints say to edit the file, which DL207 forbids once it is committed
             return [f._replace(hint=_frozen_hint(f.hint)) for f in findings]
@@ -101,9 +105,14 @@ def check_file(
 
 
 def check_record(
-    doc: strict_json.Document, path: str, schema: str, time_keys: Sequence[str]
+    doc: strict_json.Document,
+    path: str,
+    schema: str,
+    time_keys: Sequence[str],
+    parse: ParseTime = timestamps.parse,
 ) -> tuple[list[Finding], dict[str, timestamps.Timestamp]]:
-    """Schema and timestamp findings for one record, and its parsed timestamps."""
+    """Schema and timestamp findings for one record, and its parsed timestamps (by
+    ``parse``)."""
     value = doc.value
     findings: list[Finding] = []
     times: dict[str, timestamps.Timestamp] = {}
@@ -114,7 +123,7 @@ def check_record(
     for key in time_keys:
         if key in value:
             try:
-                times[key] = timestamps.parse(value[key])
+                times[key] = parse(value[key])
             except timestamps.TimestampError as exc:
                 findings.append(
                     located(
@@ -189,13 +198,14 @@ def check_delta(
     max_depth: int,
     load: Load | None = None,
     slugs: naming.SourceSlugs | None = None,
+    parse: ParseTime = timestamps.parse,
 ) -> list[Finding]:
     findings: list[Finding] = []
     data = file.data
     doc = strict_json.load(data, max_depth=max_depth) if load is None else load(data)
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
-    record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)
+    record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES, parse)
     findings.extend(record_findings)
     value = doc.value
     if not isinstance(value, dict):

@@ -80,8 +80,10 @@ class HistoryChecks:
         self.options = options
         #: the versions parsed last, shared with the family's file check
         self.parsed = Parsed(options.max_depth)
+        #: the times parsed last, shared with the family's file check
+        self.times = Times()
         #: the versions of deltas this run has parsed, by blob id
-        self.versions = Versions(self.parsed)
+        self.versions = Versions(self.parsed, self.times)
         #: trailer values -> the paths they name (most commits repeat their predecessor's)
         self._names: dict[tuple[str, ...], frozenset[str]] = {}
         #: ownership by identity (DL211), None when it is off
@@ -411,7 +413,7 @@ class _Version(NamedTuple):
     updated: tuple[int, float] | None  # updated_at's ordering key, None when absent or invalid
 
 
-def _version(text: str, value: dict[str, object]) -> _Version:
+def _version(text: str, value: dict[str, object], times: "Times") -> _Version:
     get = value.get
     started, source, conversation = (
         get("started_at", _MISSING),
@@ -423,7 +425,7 @@ def _version(text: str, value: dict[str, object]) -> _Version:
         text,
         value,
         (started, source, type(source), conversation, type(conversation)),
-        _sort_key(updated) if isinstance(updated, str) else None,
+        times.sort_key(updated) if isinstance(updated, str) else None,
     )
 
 
@@ -455,6 +457,41 @@ class Parsed:
         return found
 
 
+class Times:
+    """The times parsed last in one run (``timestamps.parse``), by their text: a delta's
+    ``started_at`` is the same in every version, and the history rules parse a version's
+    ``updated_at`` before the file check of the state a commit leaves parses it again. The same
+    text always gives the same time, so an entry never goes stale; the ``KEPT`` newest are kept
+    (a text that does not parse is not kept: its error is raised again)."""
+
+    __slots__ = ("_kept",)
+
+    KEPT = 64
+
+    def __init__(self) -> None:
+        self._kept: dict[str, Timestamp] = {}
+
+    def parse(self, raw: object) -> Timestamp:
+        """``timestamps.parse(raw)``."""
+        if type(raw) is not str:
+            return timestamps.parse(raw)
+        kept = self._kept
+        found = kept.get(raw)
+        if found is None:
+            found = timestamps.parse(raw)
+            if len(kept) >= self.KEPT:
+                del kept[next(iter(kept))]
+            kept[raw] = found
+        return found
+
+    def sort_key(self, value: str) -> tuple[int, float] | None:
+        """DeltaLayer's ordering key of a time, or None when it does not parse."""
+        try:
+            return self.parse(value).sort_key()
+        except TimestampError:
+            return None
+
+
 class Versions:
     """What the content rules need of each version of a delta, by blob id, for one run (the
     family owns it). The new version of one commit is the old version of the next one that
@@ -465,8 +502,9 @@ class Versions:
     KEPT = 256  # at least; up to twice as many
     ITEM_LIMIT = 64 * 1024  # larger versions are parsed again when needed, not kept
 
-    def __init__(self, parsed: Parsed) -> None:
+    def __init__(self, parsed: Parsed, times: Times | None = None) -> None:
         self.parsed = parsed
+        self.times = Times() if times is None else times
         self._kept: dict[str, _Version | None] = {}
 
     def get(self, blob: str, read: Callable[[], bytes | None]) -> _Version | None:
@@ -481,7 +519,7 @@ class Versions:
         doc = self.parsed.load(data)
         version = None
         if isinstance(doc, strict_json.Document) and isinstance(doc.value, dict):
-            version = _version(doc.text, doc.value)
+            version = _version(doc.text, doc.value, self.times)
         if len(data) <= self.ITEM_LIMIT:
             if len(kept) >= 2 * self.KEPT:
                 newest = list(kept.items())[-self.KEPT :]
@@ -503,15 +541,6 @@ def _time(value: object) -> Timestamp | None:
 def _parse_time(value: str) -> Timestamp | None:
     try:
         return timestamps.parse(value)
-    except TimestampError:
-        return None
-
-
-def _sort_key(value: str) -> tuple[int, float] | None:
-    """DeltaLayer's ordering key of a time, or None when it does not parse. Not cached: it is
-    asked once per version, and each version of a delta has an updated_at of its own."""
-    try:
-        return timestamps.parse(value).sort_key()
     except TimestampError:
         return None
 
