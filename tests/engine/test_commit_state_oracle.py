@@ -44,6 +44,7 @@ from continuity_checks.checks.working_state.family import WorkingStateFamily
 from continuity_checks.cli import main
 from continuity_checks.core.baseline import fingerprint
 from continuity_checks.core.findings import Finding, Severity
+from continuity_checks.engine.commit_state import CommitState
 from tests.conftest import EXAMPLES
 from tests.fuzz.mutations import delete_key, flip_bits, truncate
 from tests.helpers.git import GitRepo, delta, isolate_git, path_of
@@ -580,7 +581,9 @@ def test_every_commit_of_a_long_history_reports_the_errors_it_leaves(
 # nothing can be found (``Family.commit_needed``), a family is not asked for the dependents of
 # a path it says none can have (``Family.may_depend``), and AGENTS.md is not judged for a
 # change under ``.deltalayer/`` that leaves the directory there on both sides
-# (``Family.dependents_between``). With these turned off,
+# (``Family.dependents_between``), and a commit that only rewrites the bytes of files whose
+# checks read nothing else is judged by their file checks alone (``CommitState._rewritten``,
+# without the general path's items and tree checks). With these turned off,
 # ``verify`` and ``check --staged`` report the same findings, byte for byte, on a random
 # history of the shipped examples and on commits made to exercise the deltas tree check (an
 # edit beside a twin, PROJECT.md or AGENTS.md coming and going).
@@ -592,6 +595,7 @@ def without_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every family's tree check fed every item, every every-commit family called, and every
     family asked for the dependents of every changed path."""
     monkeypatch.setattr(DeltasFamily, "tree_reads_bytes", lambda self: True)
+    monkeypatch.setattr(CommitState, "_rewritten", lambda self, tree, other, changes, named: None)
     monkeypatch.setattr(
         DeltasFamily,
         "dependents_between",
