@@ -583,7 +583,9 @@ def test_every_commit_of_a_long_history_reports_the_errors_it_leaves(
 # change under ``.deltalayer/`` that leaves the directory there on both sides
 # (``Family.dependents_between``), and a commit that only rewrites the bytes of files whose
 # checks read nothing else is judged by their file checks alone (``CommitState._rewritten``,
-# without the general path's items and tree checks). With these turned off,
+# without the general path's items and tree checks), and a delta whose twin is absent and
+# whose project has PROJECT.md and AGENTS.md is not fed to the deltas tree check
+# (``Family.tree_may_find``). With these turned off,
 # ``verify`` and ``check --staged`` report the same findings, byte for byte, on a random
 # history of the shipped examples and on commits made to exercise the deltas tree check (an
 # edit beside a twin, PROJECT.md or AGENTS.md coming and going).
@@ -596,6 +598,7 @@ def without_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
     family asked for the dependents of every changed path."""
     monkeypatch.setattr(DeltasFamily, "tree_reads_bytes", lambda self: True)
     monkeypatch.setattr(CommitState, "_rewritten", lambda self, tree, other, changes, named: None)
+    monkeypatch.setattr(DeltasFamily, "tree_may_find", lambda self, path, kind, tree: True)
     monkeypatch.setattr(
         DeltasFamily,
         "dependents_between",
@@ -710,6 +713,10 @@ def test_a_store_made_and_taken_away_beside_agents_md(
     repo.commit("the store taken away", delete=[first, second])
     repo.commit("a legacy history makes it again", {".deltalayer/changes.jsonl": ""})
     repo.commit("a delta beside it", {first: delta()})
+    repo.commit("a delta frozen beside itself", {first.replace(".json", ".frozen.json"): delta()})
+    repo.commit("PROJECT.md taken away", delete=["PROJECT.md"])
+    repo.commit("a delta added without PROJECT.md", {second: delta(changes=["again"])})
+    repo.commit("PROJECT.md back", {"PROJECT.md": "# project\n"})
     repo.commit("a store in a subdirectory", {nested: delta()})
     repo.commit("the store and AGENTS.md taken away", delete=[nested, "sub/AGENTS.md"])
     repo.write({nested: delta()})

@@ -276,6 +276,45 @@ def test_a_tree_check_that_reads_no_bytes_is_not_fed_a_file_whose_bytes_alone_ch
         assert fed == ([["notes/a.note"], ["notes/b.note"]] if reads else [["notes/b.note"]])
 
 
+def test_a_tree_check_that_can_find_nothing_by_a_file_is_not_fed_it(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """``tree_may_find`` is asked of a family whose tree check reads no bytes, for a file it
+    judges for more than its bytes (not an edited one), with the tree; a file it answers no
+    for is not fed to the tree check, and its file check still runs."""
+    from tests.example_family import NotesFamily
+
+    fed: list[list[str]] = []
+    asked: list[tuple[str, str, str]] = []
+
+    def check_tree(self: NotesFamily, snapshot: object, claimed: list[Claimed]) -> object:
+        fed.append([c.path for c in claimed])
+        return ()
+
+    def tree_may_find(self: NotesFamily, path: str, kind: str, tree: Snapshot) -> bool:
+        assert isinstance(tree, CommitTree)
+        asked.append((path, kind, str(tree.commit)))
+        return path != "notes/b.note"
+
+    monkeypatch.setattr(NotesFamily, "check_tree", check_tree)
+    monkeypatch.setattr(NotesFamily, "tree_reads_bytes", lambda self: False)
+    monkeypatch.setattr(NotesFamily, "tree_may_find", tree_may_find)
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"}
+    base = repo.commit("notes", {**files, "notes/a.note": "A"})
+    repo.commit("a edited", {"notes/a.note": "A2"})
+    b_added = repo.commit("b added, unlisted", {"notes/b.note": "B"})
+    c_added = repo.commit("c added, unlisted", {"notes/c.note": "C"})
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+    assert code == 1
+    found = [(f["rule"], f["path"]) for f in report["findings"]]
+    assert found == [("ZZ101", "notes/b.note"), ("ZZ101", "notes/c.note")]
+    # the edited a.note is not asked about; b's error is its file check's, and c is fed
+    assert asked == [("notes/b.note", "note", b_added), ("notes/c.note", "note", c_added)]
+    assert fed == [["notes/c.note"]]
+
+
 # --- what a family may not do -----------------------------------------------------------------
 
 CHECKS = REPO / "src" / "continuity_checks" / "checks"

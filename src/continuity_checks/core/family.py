@@ -328,6 +328,13 @@ class Family(Protocol):
         commit leaves does not feed that file to the tree check for its change alone."""
         return True
 
+    def tree_may_find(self, path: str, kind: str, tree: Snapshot) -> bool:
+        """Whether the tree check, fed the claimed file ``path`` (``kind``) of ``tree``, can
+        make a finding it would not make without it. Asked in the state a commit leaves of a
+        family whose tree check reads no bytes (:meth:`tree_reads_bytes`), for a file it judges
+        for more than its bytes; False: the file is not fed to it. Default: yes."""
+        return True
+
     def claimable(self, directory: str) -> Names | None:
         """Which names of files directly in ``directory`` (root-relative, ``""`` for the root)
         :meth:`claims` may claim, so that the engine asks about only those; None (the default)

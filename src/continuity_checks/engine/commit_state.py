@@ -77,8 +77,10 @@ class CommitState:
 
     def check(self, snapshot: Snapshot, items: Iterable[Item]) -> list[Finding]:
         """File mode over ``items`` in ``snapshot``: each file's checks in order, then each
-        family's tree check over the files it claimed (but an item judged for its bytes alone,
-        by a family whose tree check reads none); a file its families do not judge in
+        family's tree check over the files it claimed (but, by a family whose tree check reads
+        no bytes, an item judged for its bytes alone or one it says the tree check can find
+        nothing by: :meth:`~continuity_checks.core.family.Family.tree_may_find`); a file its
+        families do not judge in
         ``snapshot`` (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as
         in file mode."""
         families = self.families
@@ -95,7 +97,9 @@ class CommitState:
             if not owners:
                 continue
             for index, kind in owners:
-                if bytes_only and not reads[index]:
+                if not reads[index] and (
+                    bytes_only or not families[index].tree_may_find(path, kind, snapshot)
+                ):
                     continue
                 made = trees.get(index)
                 if made is None:

@@ -131,6 +131,13 @@ class DeltasFamily(Family):
         and AGENTS.md exist: never a file's bytes."""
         return False
 
+    def tree_may_find(self, path: str, kind: str, tree: Snapshot) -> bool:
+        """A delta gives the tree check its twin (DL111) and its project's PROJECT.md and
+        AGENTS.md to look for: nothing when the twin is absent and both are there."""
+        if kind != "delta":
+            return True
+        return files.tree_may_find(path, tree)
+
     def may_depend(self, path: str, edited: bool) -> bool:
         # most paths of a commit: no delta check reads them; and the checks of other files
         # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes

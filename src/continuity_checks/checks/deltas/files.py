@@ -461,6 +461,20 @@ def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
     return tree.finish(())
 
 
+def tree_may_find(path: str, snapshot: Snapshot) -> bool:
+    """Whether :class:`DeltasTree`, fed the delta ``path``, can find anything it would not
+    find without it: its twin, or a project file missing beside its store."""
+    parent, _, name = path.rpartition("/")
+    twin = naming.unfrozen_name(name) if naming.is_frozen(name) else naming.frozen_name(name)
+    if snapshot.exists(f"{parent}/{twin}"):
+        return True
+    roots = project_roots((parent,))
+    return any(
+        not (snapshot.exists(f"{root}PROJECT.md") and snapshot.exists(f"{root}AGENTS.md"))
+        for root in roots
+    )
+
+
 class DeltasTree(ByKind):
     """The family's :class:`~continuity_checks.core.family.TreeCheck`: the claimed files
     grouped as they stream by (a delta in a subdirectory, DL114, is no member of its project:
