@@ -22,6 +22,8 @@ DELTA_SCHEMA = "deltalayer-conversation-delta"
 LEGACY_SCHEMA = "deltalayer-legacy-record"
 DELTA_TIMES = ("started_at", "updated_at")
 LEGACY_TIMES = ("time",)
+#: the schema the check of a file of each kind validates against
+SCHEMAS = {"delta": DELTA_SCHEMA, "legacy": LEGACY_SCHEMA}
 
 # lifecycle and reducer metadata that DeltaLayer v0.2.1 says a delta must not carry
 FORBIDDEN_KEYS = frozenset(
@@ -95,6 +97,14 @@ def check_file(
             )
         ]
     return check_agents(file)
+
+
+def compile_schemas(kinds: Collection[str]) -> None:
+    """Compiles the schemas the checks of files of ``kinds`` validate against (each once a
+    process: ``schemas.validator``)."""
+    for kind in kinds:
+        if kind in SCHEMAS:
+            schemas.validator(SCHEMAS[kind])
 
 
 # --- records --------------------------------------------------------------------------------
