@@ -202,7 +202,11 @@ def check_delta(
 ) -> list[Finding]:
     findings: list[Finding] = []
     data = file.data
-    doc = strict_json.load(data, max_depth=max_depth) if load is None else load(data)
+    doc = (
+        strict_json.load(data, max_depth=max_depth, compact_proof=True)
+        if load is None
+        else load(data)
+    )
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
     record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)
