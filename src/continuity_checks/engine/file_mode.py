@@ -232,7 +232,8 @@ class FileChecks:
     def check(self, item: Item) -> None:
         """Reads one claimed file and runs its families' file checks on it."""
         path, owners = item
-        data = self.given[path] if path in self.given else self.snapshot.read(path)
+        given = self.given  # empty but for standard input's file: its test hashes no path
+        data = given[path] if given and path in given else self.snapshot.read(path)
         if isinstance(data, Unreadable):
             self.findings.append(data.finding())
             self.unread.append(path)

@@ -200,7 +200,6 @@ def check_delta(
     load: Load | None = None,
     slugs: naming.SourceSlugs | None = None,
 ) -> list[Finding]:
-    findings: list[Finding] = []
     data = file.data
     doc = (
         strict_json.load(data, max_depth=max_depth, compact_proof=True)
@@ -209,8 +208,8 @@ def check_delta(
     )
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
-    record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)
-    findings.extend(record_findings)
+    findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)
+    record_valid = not findings  # before the findings of the rules below join them
     value = doc.value
     if not isinstance(value, dict):
         return findings
@@ -252,7 +251,7 @@ def check_delta(
                     f"and source, found {name}",
                 )
             )
-    if not record_findings and not (data[-1:] == b"\n" and doc.compact):
+    if record_valid and not (data[-1:] == b"\n" and doc.compact):
         findings.append(
             dl.NOT_COMPACT.finding(
                 file.path,
