@@ -120,3 +120,12 @@ def test_the_program_is_imported_without_a_collection(repo: GitRepo) -> None:
     )
     done = run_python(code, repo.path)
     assert done.stderr.split() == ["0", "0", "True"], done.stderr
+
+
+def test_the_hook_asks_who_created_a_delta_without_temporary_files(repo: GitRepo) -> None:
+    """The creator of the changed delta (``Repository.added_by``'s ``git log``) is asked and
+    answered through pipes: the hook imports no ``tempfile`` (nor its ``random`` seeding)."""
+    code, modules = hook_modules(repo)
+    assert code == 0, modules
+    assert "continuity_checks.checks.deltas.owners" in modules  # ownership was judged
+    assert "tempfile" not in modules
