@@ -363,8 +363,8 @@ class Repository(StagedCommit):
         try:
             assert process.stdin is not None and process.stdout is not None
             try:
-                request_bytes = "".join(line + "\n" for line in lines)
-                process.stdin.write(request_bytes.encode("utf-8", "surrogateescape"))
+                text = "".join(line + "\n" for line in lines)
+                process.stdin.write(text.encode("utf-8", "surrogateescape"))
                 process.stdin.close()
             except OSError:
                 pass  # git ended at once: its status and stderr tell why
