@@ -11,12 +11,15 @@ YOUNG = 50_000
 def main() -> None:
     """The command line (:func:`continuity_checks.cli.run`), imported with the collector's
     first threshold at :data:`YOUNG` (``typing`` among its imports: its import here would be
-    made under the default threshold); the run itself collects with the thresholds the process
-    had, so that the garbage a long run makes in reference cycles does not pile up. It exits."""
+    made under the default threshold), and frozen once imported (as ``cli`` freezes what a
+    command's own imports make), so that no collection of the run traverses it; the run itself
+    collects with the thresholds the process had, so that the garbage a long run makes in
+    reference cycles does not pile up. It exits."""
     thresholds = gc.get_threshold()
     gc.set_threshold(YOUNG, *thresholds[1:])
     from continuity_checks.cli import run
 
+    gc.freeze()
     gc.set_threshold(*thresholds)
     run()
 

@@ -71,6 +71,44 @@ def test_the_compact_fast_path_answers_as_the_strict_path(value: object, depth: 
         assert _outcome(fast) == _outcome(strict), candidate
 
 
+_texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=4)
+_string_trees = st.recursive(
+    _texts,
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(_texts, c, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(st.one_of(_string_trees, _values), st.integers(min_value=0, max_value=8))
+def test_the_load_of_a_proof_asked_for_answers_as_the_strict_path(
+    value: object, depth: int
+) -> None:
+    """``load(..., compact_proof=True)`` reads the bytes outside the strings for the number and
+    depth rules (no walk where only punctuation is there): the same Document or Problem as the
+    Python reader, at every depth limit, for values of strings alone and of anything."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        return
+    for candidate in _mutations(text):
+        data = candidate.encode("utf-8", "surrogatepass")
+        fast = strict_json.load(data, max_depth=depth, compact_proof=True)
+        strict = strict_json._load_strictly(data, max_depth=depth)
+        assert _outcome(fast) == _outcome(strict), candidate
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['["a",1e400]', '{"a":' + "9" * 400 + "}", '["a",-1E+999]', '["a",true,null]', '[["a"]]'],
+)
+def test_the_load_of_a_proof_asked_for_walks_where_a_number_may_be(text: str) -> None:
+    """Under a depth limit far above their nesting, numbers beyond a double still refused."""
+    for depth in (2, 1000):
+        fast = strict_json.load(text.encode(), max_depth=depth, compact_proof=True)
+        strict = strict_json._load_strictly(text.encode(), max_depth=depth)
+        assert _outcome(fast) == _outcome(strict), (text, depth)
+
+
 def test_the_fast_path_refuses_what_the_strict_one_refuses() -> None:
     for text in (
         '{"a":NaN}',

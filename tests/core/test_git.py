@@ -433,3 +433,25 @@ def test_the_package_is_plain_and_each_name_is_imported_from_its_module() -> Non
                     where = f"{path.relative_to(REPO)}:{node.lineno}"
                     named += [f"{where} {a.name}" for a in node.names if a.name not in modules]
     assert named == []
+
+
+def test_added_by_takes_a_request_larger_than_a_pipe_holds(repo: GitRepo) -> None:
+    """The request goes to git through a pipe: one of several hundred KiB (far more than a
+    pipe holds unread) is read whole, whether git finds every path or walks all of history."""
+    first = repo.commit("one", {"a": "1"})
+    second = repo.commit("two", {"b": "2"})
+    unknown = [f"never/{'x' * 60}/{n}.json" for n in range(6_000)]
+    with Repository(repo.path) as r:
+        assert {p: c.sha for p, c in r.added_by([second], ["a", "b"]).items()} == {
+            "a": first,
+            "b": second,
+        }
+        found = r.added_by([second], ["a", *unknown])
+        assert {p: c.sha for p, c in found.items()} == {"a": first}
+
+
+def test_added_by_reports_the_complaint_of_a_failing_git_log(repo: GitRepo) -> None:
+    """git's complaint arrives through a pipe and is the error's message."""
+    repo.commit("one", {"a": "1"})
+    with Repository(repo.path) as r, pytest.raises(GitError, match="git log failed: fatal: "):
+        r.added_by(["f" * 40], ["a"])

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from continuity_checks import engine
 from continuity_checks.checks import all_rules
+from continuity_checks.core import schemas
+from continuity_checks.core.config import Config
 from tests.conftest import EXAMPLES, RunCLI, rules_of, write_tree
 from tests.helpers.delta_cases import (
     BAD,
@@ -175,3 +178,41 @@ def test_split_map_raises_a_worker_error_in_the_parent() -> None:
     assert split_map(work, list(range(9)), 3) == [3, 12, 21]
     with pytest.raises(ValueError, match="item 9 is bad"):
         split_map(work, list(range(12)), 3)
+
+
+@pytest.mark.parametrize(
+    ("extra", "compiled"),
+    [
+        ({}, ["deltalayer-conversation-delta"]),
+        (
+            {".deltalayer/changes.jsonl": LEGACY_GOOD},
+            ["deltalayer-conversation-delta", "deltalayer-legacy-record"],
+        ),
+    ],
+)
+def test_the_schemas_of_the_kinds_looked_ahead_at_are_compiled_before_the_workers(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    extra: dict[str, str],
+    compiled: list[str],
+) -> None:
+    """With workers, the process that forks them compiles the schemas of the kinds of files it
+    looked ahead at, once (the workers inherit them: the process checks no file itself), and
+    the findings are one process's."""
+    files: dict[str, bytes | str] = {**PROJECT, **extra}
+    for i in range(12):
+        files[f"{CHANGES}2026-09-21T16-{i:02}-00p08-00--agent.json"] = GOOD if i % 5 else "{"
+    write_tree(tmp_path, files)
+    one = engine.check(tmp_path, Config(), under=("",), jobs=1)
+    made: list[str] = []  # the schemas compiled in this process (a worker's list is its own)
+    original = schemas.Validator.__init__
+
+    def recording(self: schemas.Validator, name: str) -> None:
+        made.append(name)
+        original(self, name)
+
+    monkeypatch.setattr(schemas.Validator, "__init__", recording)
+    schemas.validator.cache_clear()
+    many = engine.check(tmp_path, Config(), under=("",), jobs=2)
+    assert sorted(made) == compiled
+    assert (many.files, many.sorted_findings()) == (one.files, one.sorted_findings())

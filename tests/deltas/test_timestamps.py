@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import sys
+from collections.abc import Callable
 from datetime import date, datetime
 
 import pytest
@@ -331,3 +332,78 @@ def test_earlier_by_the_text_of_two_normal_forms_is_earlier_in_time(
     day = ts.parse(f"{m2.year:04}-{m2:%m-%d}")
     day.isoformat()
     assert ts.earlier(first, day) == (first.value.date() < day.value)
+
+
+def _outcome(parse: Callable[[str], ts.Timestamp], raw: str) -> tuple[str, str]:
+    try:
+        return ("value", parse(raw).value.isoformat())  # the offset too, not the instant alone
+    except ts.TimestampError as exc:
+        return ("refused", str(exc))
+
+
+_two = st.integers(min_value=0, max_value=99).map("{:02}".format)
+
+
+@given(
+    st.integers(min_value=0, max_value=9999),
+    st.sampled_from([0, 1, 2, 9, 12, 13, 19, 99]),
+    st.sampled_from([0, 1, 9, 28, 29, 30, 31, 32, 99]),
+    st.sampled_from([0, 1, 9, 23, 24, 25, 99]),
+    st.sampled_from([0, 1, 30, 59, 60, 61, 99]),
+    st.sampled_from([0, 1, 30, 59, 60, 61, 99]),
+    st.sampled_from(["", ".000", ".123", ".000000", ".000001", ".999999"]),
+    st.sampled_from("+-"),
+    _two,
+    _two,
+)
+def test_the_canonical_path_agrees_with_the_general_one(
+    year: int,
+    month: int,
+    day: int,
+    hour: int,
+    minute: int,
+    second: int,
+    fraction: str,
+    sign: str,
+    offset_hours: str,
+    offset_minutes: str,
+) -> None:
+    """Every value of the canonical shape, calendar and offset valid or not (hours of 24 and
+    more, minutes of 60 and more), is read by the fast path as the general path reads it, and
+    a text kept as its normal form is the one isoformat writes."""
+    raw = (
+        f"{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}{fraction}"
+        f"{sign}{offset_hours}:{offset_minutes}"
+    )
+    assert ts._canonical(raw)
+    assert _outcome(ts.parse, raw) == _outcome(ts._parse_fields, raw)
+    if _outcome(ts.parse, raw)[0] == "value":
+        parsed = ts.parse(raw)
+        assert parsed._iso in (None, parsed.value.isoformat())
+
+
+_SHAPE_ALPHABET = "0123456789-:.+T Z\u0660\ud800"
+
+
+@st.composite
+def _near_canonical(draw: st.DrawFn) -> str:
+    """A value of the canonical form with one character replaced, inserted or deleted."""
+    fraction = draw(st.sampled_from(["", ".123", ".123456"]))
+    text = f"2026-09-21T16:20:00{fraction}+08:00"
+    at = draw(st.integers(min_value=0, max_value=len(text) - 1))
+    piece = draw(st.sampled_from(_SHAPE_ALPHABET))
+    how = draw(st.sampled_from(["replace", "insert", "delete"]))
+    if how == "replace":
+        return text[:at] + piece + text[at + 1 :]
+    return text[:at] + (piece if how == "insert" else "") + text[at + (how == "delete") :]
+
+
+@given(st.one_of(_near_canonical(), st.text(alphabet=_SHAPE_ALPHABET, max_size=34)))
+def test_the_canonical_shape_is_the_canonical_expression(raw: str) -> None:
+    """The shape test accepts the text of the form every writer produces and nothing else:
+    ASCII digits only, a fraction of three or six digits, a numeric offset."""
+    expression = (
+        r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?"
+        r"[+-][0-9]{2}:[0-9]{2}"
+    )
+    assert ts._canonical(raw) == bool(re.fullmatch(expression, raw, re.ASCII))

@@ -120,3 +120,36 @@ def test_the_program_is_imported_without_a_collection(repo: GitRepo) -> None:
     )
     done = run_python(code, repo.path)
     assert done.stderr.split() == ["0", "0", "True"], done.stderr
+
+
+def test_the_hook_asks_who_created_a_delta_without_temporary_files(repo: GitRepo) -> None:
+    """The creator of the changed delta (``Repository.added_by``'s ``git log``) is asked and
+    answered through pipes: the hook imports no ``tempfile`` (nor its ``random`` seeding)."""
+    code, modules = hook_modules(repo)
+    assert code == 0, modules
+    assert "continuity_checks.checks.deltas.owners" in modules  # ownership was judged
+    assert "tempfile" not in modules
+
+
+def test_no_collection_runs_before_the_command_is_imported(repo: GitRepo) -> None:
+    """The entry point freezes the command line once imported, before it restores the
+    threshold: no collection traverses the start-up's objects before the command's module (the
+    command line's own freeze) is imported."""
+    code = (
+        "import gc, importlib, sys\n"
+        "from continuity_checks.__main__ import main\n"
+        "collections = []\n"
+        "gc.callbacks.append(lambda phase, info: phase == 'start' and collections.append(info))\n"
+        "seen = []\n"
+        "load = importlib.import_module\n"
+        "def loaded(name, *args):\n"
+        "    if name == 'continuity_checks.cli.check' and not seen:\n"
+        "        seen.append(len(collections))\n"
+        "    return load(name, *args)\n"
+        "importlib.import_module = loaded\n"
+        f"sys.argv = ['continuity', 'check', '--staged', {path_of(NAME)!r}]\n"
+        "sys.exit = lambda code: print(code, seen, file=sys.stderr)\n"
+        "main()\n"
+    )
+    done = run_python(code, repo.path)
+    assert done.stderr.split() == ["0", "[0]"], done.stderr

@@ -347,6 +347,13 @@ class Family(Protocol):
         files judges them as they come (and ``check_tree`` is then not called)."""
         return CollectedTree(snapshot, self.check_tree)
 
+    def before_workers(self, kinds: Collection[str]) -> None:
+        """Called in file mode's process before it forks the workers that read and check the
+        files, when the files it has looked ahead at include this family's (``kinds``: their
+        kinds): load here what each worker's :meth:`check_file` would otherwise load on its
+        own (a compiled schema), so that the workers inherit it. Default: nothing."""
+        return None
+
     def unread(self, path: str) -> str | None:
         """For a path the family does not claim: why no check of it reads the file, when the
         path lies in the family's territory (directories of its own: ``.deltalayer/``,

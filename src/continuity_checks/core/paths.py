@@ -2,23 +2,28 @@
 refuses it, and :class:`Unreadable` is the refusal (of a path, or of what lies at it), a
 finding waiting for the place to report it."""
 
-from typing import NamedTuple
-
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.rules import Rule
 
 
-class Unreadable(NamedTuple):
-    """Why a snapshot could not answer for ``path``: a finding waiting for its place.
+class Unreadable(Frozen):
+    """Why a snapshot could not answer for ``path``: a finding waiting for its place (a frozen
+    value).
 
     :meth:`finding` reports it at ``path`` itself, or at the file that referred to it (a
     manifest, a record with a pointer), naming ``path`` in the message.
     """
 
+    _fields = ("path", "rule", "message")
+    __slots__ = _fields
     path: str
     rule: Rule
     message: str
+
+    def __init__(self, path: str, rule: Rule, message: str) -> None:
+        self._set(path, rule, message)
 
     def finding(
         self,

@@ -9,9 +9,10 @@ from continuity_checks.core.findings import Finding, Severity
 
 class Rule:
     """One rule of the registry (made once, at registration: a plain class, which costs the
-    start-up of every command less to make than a ``NamedTuple``)."""
+    start-up of every command less to make than a ``NamedTuple``). ``explanation`` is the text
+    as written in the source; :attr:`explanation` gives it as one paragraph."""
 
-    __slots__ = ("explanation", "family", "hint", "id", "severity", "summary")
+    __slots__ = ("_explanation", "family", "hint", "id", "severity", "summary")
 
     def __init__(
         self,
@@ -26,8 +27,14 @@ class Rule:
         self.family = family
         self.severity = severity
         self.summary = summary
-        self.explanation = explanation
+        self._explanation = explanation
         self.hint = hint
+
+    @property
+    def explanation(self) -> str:
+        """The explanation as one paragraph: each run of whitespace of its text one space (made
+        when asked: most runs show no explanation)."""
+        return " ".join(self._explanation.split())
 
     def __repr__(self) -> str:
         return f"Rule({self.id!r}, {self.family!r}, {self.severity!r}, {self.summary!r}, ...)"
@@ -73,6 +80,6 @@ def rule(
     """Register a rule. A second registration of the same id is a programming error."""
     if id in REGISTRY:
         raise RuntimeError(f"rule {id} registered twice")
-    registered = Rule(id, family, severity, summary, " ".join(explanation.split()), hint)
+    registered = Rule(id, family, severity, summary, explanation, hint)
     REGISTRY[id] = registered
     return registered

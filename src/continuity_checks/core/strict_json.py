@@ -136,12 +136,24 @@ class Document:
     first asked for: the checks of a valid file may never ask. ``first_line`` is the line of the
     text's first character in its file (JSONL records); ``compact`` says the text is the
     compact encoding of the value (``_COMPACT``), optionally followed by one newline (computed
-    on the first request, as the positions are).
+    on the first request, as the positions are); ``outside`` is the text's bytes outside its
+    strings (``_outside_strings``) when the reader made them already.
     """
 
-    __slots__ = ("_compact", "_data", "_line_starts", "_positions", "_text", "first_line", "value")
+    __slots__ = (
+        "_compact",
+        "_data",
+        "_line_starts",
+        "_outside",
+        "_positions",
+        "_text",
+        "first_line",
+        "value",
+    )
 
-    def __init__(self, text: str | bytes, value: object, first_line: int = 1):
+    def __init__(
+        self, text: str | bytes, value: object, first_line: int = 1, outside: bytes | None = None
+    ):
         if isinstance(text, bytes):
             self._text: str | None = None
             self._data = text
@@ -150,6 +162,7 @@ class Document:
             self._data = b""  # encoded if the compact proof is asked for
         self.value = value
         self.first_line = first_line
+        self._outside = outside
         self._compact: bool | None = None
         self._positions: dict[str, int] | None = None
         self._line_starts: list[int] | None = None
@@ -188,9 +201,9 @@ def _is_compact(data: bytes, doc: Document) -> bool:
     Without a backslash every string in the text is written as the encoding writes it, so only
     what lies between the strings and the numbers can differ; the rest (escapes, floats,
     ``-0``) is encoded and compared."""
-    if _BACKSLASH in data:  # a byte by its value: ``in`` with bytes first tries it as a number
+    between = doc._outside if doc._outside is not None else _outside_strings(data)
+    if between is None:  # a backslash
         return _is_encoded(doc.text, doc.value)
-    between = b"".join(data.split(b'"')[::2])  # with no escapes, every quote opens or closes
     rest = between.lstrip(_PUNCTUATION_AND_DIGITS)
     # no space, no literal, no float, no sign, but a final newline: the common case, in one
     # test (a newline that ends the text is outside every string)
@@ -207,6 +220,14 @@ def _is_compact(data: bytes, doc: Document) -> bool:
     return True
 
 
+def _outside_strings(data: bytes) -> bytes | None:
+    """The bytes of the JSON text ``data`` outside its strings (their quotes left out), or None
+    when it holds a backslash (an escaped quote ends no string)."""
+    if _BACKSLASH in data:  # a byte by its value: ``in`` with bytes first tries it as a number
+        return None
+    return b"".join(data.split(b'"')[::2])  # with no escapes, every quote opens or closes
+
+
 def _is_encoded(text: str, value: object) -> bool:
     """Whether ``text`` is ``_COMPACT``'s encoding of ``value``, optionally followed by one
     newline."""
@@ -214,6 +235,7 @@ def _is_encoded(text: str, value: object) -> bool:
 
 
 _PUNCTUATION_AND_DIGITS = b"[]{},:0123456789"
+_STRUCTURE = b"[]{},: \t\n\r"  # JSON's punctuation and whitespace
 _BACKSLASH = ord("\\")
 _NEWLINE = ord("\n")
 
@@ -269,13 +291,18 @@ def load(
     max_depth: int = DEFAULT_MAX_DEPTH,
     first_line: int = 1,
     lone_surrogates: bool = False,
+    compact_proof: bool = False,
 ) -> Document | Problem:
     """Decode and parse ``data`` strictly. Never raises for any input. ``lone_surrogates``
     accepts an unpaired surrogate escape (``"\\ud83d"``) as JavaScript's ``JSON.parse`` does,
-    for files whose writer is JavaScript (``JSON.stringify`` writes one so)."""
-    value = _compiled(data, max_depth)
+    for files whose writer is JavaScript (``JSON.stringify`` writes one so). ``compact_proof``:
+    the caller asks for ``Document.compact``; the bytes outside the strings, which that proof
+    reads, are cut once here, and spare the walk of the value where they show it holds no
+    number and cannot nest past ``max_depth``."""
+    outside = _outside_strings(data) if compact_proof else None
+    value = _compiled(data, max_depth, outside)
     if value is not _UNDECIDED:
-        return Document(data, value, first_line)
+        return Document(data, value, first_line, outside)
     return _load_strictly(
         data, max_depth=max_depth, first_line=first_line, lone_surrogates=lone_surrogates
     )
@@ -315,15 +342,20 @@ _UNDECIDED = object()  # what _compiled gives when the Python reader must decide
 _LARGEST_PLAIN_INT = 2**1000  # below the largest double: an int under it is always finite
 
 
-def _compiled(data: bytes, max_depth: int) -> object:
+def _compiled(data: bytes, max_depth: int, outside: bytes | None = None) -> object:
     """The value of ``data`` when the compiled reader accepts it and no rule it does not check
     (depth, numbers beyond a double) refuses it; else ``_UNDECIDED``. It accepts no input the
     Python reader refuses (the differential tests hold them together) and refuses some it
-    accepts (unpaired surrogate escapes, nesting deeper than its own limit)."""
+    accepts (unpaired surrogate escapes, nesting deeper than its own limit). ``outside``: the
+    bytes of ``data`` outside its strings (``_outside_strings``), when known."""
     try:
         value = jiter.from_json(data, allow_inf_nan=False, catch_duplicate_keys=True)
     except ValueError:
         return _UNDECIDED
+    if outside is not None and len(outside) <= max_depth and not outside.strip(_STRUCTURE):
+        # only punctuation and whitespace outside the strings: no number (its digits would be
+        # there), and no more levels of nesting than brackets there
+        return value
     try:
         if type(value) is dict or type(value) is list:
             plain = max_depth >= 1 and _plain_members(value, max_depth - 1)

@@ -181,6 +181,7 @@ def _run(
         count = feed(stream, trees, files, None, progress)
         findings, unread = files.findings, set(files.unread)
     else:
+        _before_workers(families, ahead)
         with Workers(jobs, files.check, files.result) as workers:
             count = feed(stream, trees, files, workers, progress)
             findings, unread = files.findings, set(files.unread)
@@ -192,6 +193,18 @@ def _run(
     if progress is not None:
         progress(count, count)
     return count, findings
+
+
+def _before_workers(families: Sequence[Family], ahead: list[Item]) -> None:
+    """Each family with files among ``ahead`` (the look-ahead) loads what its workers would
+    each load on their own (:meth:`~continuity_checks.core.family.Family.before_workers`,
+    with the kinds of its files there), in this process before the fork."""
+    kinds: dict[int, set[str]] = {}
+    for owners in {owners for _, owners in ahead}:  # few: the files of a kind share them
+        for index, kind in owners:
+            kinds.setdefault(index, set()).add(kind)
+    for index in sorted(kinds):
+        families[index].before_workers(kinds[index])
 
 
 def _drained(ahead: list[Item], rest: Iterator[Item]) -> Iterator[Item]:
@@ -219,7 +232,8 @@ class FileChecks:
     def check(self, item: Item) -> None:
         """Reads one claimed file and runs its families' file checks on it."""
         path, owners = item
-        data = self.given[path] if path in self.given else self.snapshot.read(path)
+        given = self.given  # empty but for standard input's file: its test hashes no path
+        data = given[path] if given and path in given else self.snapshot.read(path)
         if isinstance(data, Unreadable):
             self.findings.append(data.finding())
             self.unread.append(path)

@@ -6,11 +6,14 @@ Kept apart from the checks so that building the family (``family.py``: ``__init_
 family: the check modules, the schemas and the helper are imported only when a check runs.
 """
 
+from __future__ import annotations
+
 import posixpath
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from continuity_checks.core.config import Config
 from continuity_checks.core.family import option
+from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.strict_json import DEFAULT_MAX_DEPTH, DEFAULT_MAX_FILE_BYTES
 
 MANIFEST = "manifest.json"
@@ -21,12 +24,15 @@ DELIVERY = "delivery.json"
 CYCLE_BASE = "cycle-base.json"
 CYCLE_DELTA = "cycle-delta.json"
 
-DigestBasis = Literal["raw", "canonical"]
-SelectionHypothesis = Literal["H1", "H2", "shape"]
-ListSize = Literal["canonical", "off"]
-ListDepthOrigin = Literal["node", "children"]
-DuplicatePointers = Literal["flag", "reject"]
-DeltaOps = Literal["loopx", "rfc6902"]
+if TYPE_CHECKING:
+    from typing import Literal
+
+    DigestBasis = Literal["raw", "canonical"]
+    SelectionHypothesis = Literal["H1", "H2", "shape"]
+    ListSize = Literal["canonical", "off"]
+    ListDepthOrigin = Literal["node", "children"]
+    DuplicatePointers = Literal["flag", "reject"]
+    DeltaOps = Literal["loopx", "rfc6902"]
 
 
 def is_decision_dir(directory: str) -> bool:
@@ -40,28 +46,65 @@ def is_backup_dir(directory: str) -> bool:
     return posixpath.basename(posixpath.dirname(directory)) == "file_backups"
 
 
-class Settings(NamedTuple):
-    """The family's options, as the checks and the helper commands need them. Each default is
-    what the spec recommends (or LoopX 2.1.1 does); docs/decisions.md says why for each."""
+class Settings(Frozen):
+    """The family's options, as the checks and the helper commands need them (a frozen value,
+    shared safely as a default). Each default is what the spec recommends (or LoopX 2.1.1
+    does); docs/decisions.md says why for each."""
 
-    capture_digest: DigestBasis = "raw"
-    selection_digest: SelectionHypothesis = "H1"
-    relaxed_refs: bool = False
-    max_depth: int = DEFAULT_MAX_DEPTH
+    _fields = (
+        "capture_digest",
+        "selection_digest",
+        "relaxed_refs",
+        "max_depth",
+        "max_file_bytes",
+        "list_size",
+        "list_depth_origin",
+        "duplicate_pointers",
+        "delta_ops",
+    )
+    __slots__ = _fields
+    capture_digest: DigestBasis
+    selection_digest: SelectionHypothesis
+    relaxed_refs: bool
+    max_depth: int
     # the most bytes a helper reads of one file (limits.max-file-bytes, as check)
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    max_file_bytes: int
     # spec §3.5: a --list entry's size is the bytes of the subtree's compact canonical JSON,
     # or no size at all ("off") until LoopX's own measure is known
-    list_size: ListSize = "canonical"
+    list_size: ListSize
     # spec §3.5: depth 0 is the selected node itself ("node"), or the selected node is not
     # listed and depth N lists N levels below it ("children", as the seed's example shows)
-    list_depth_origin: ListDepthOrigin = "node"
+    list_depth_origin: ListDepthOrigin
     # spec §3.1: a pointer selected twice is flagged (CX115, a warning) or rejected (an error
     # in check, a refusal of read)
-    duplicate_pointers: DuplicatePointers = "flag"
+    duplicate_pointers: DuplicatePointers
     # spec §7: the cycle-delta operations (ours: add/replace/remove/move/reorder/ref), or
     # RFC 6902's own (add/remove/replace/move/copy/test)
-    delta_ops: DeltaOps = "loopx"
+    delta_ops: DeltaOps
+
+    def __init__(
+        self,
+        capture_digest: DigestBasis = "raw",
+        selection_digest: SelectionHypothesis = "H1",
+        relaxed_refs: bool = False,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        list_size: ListSize = "canonical",
+        list_depth_origin: ListDepthOrigin = "node",
+        duplicate_pointers: DuplicatePointers = "flag",
+        delta_ops: DeltaOps = "loopx",
+    ) -> None:
+        self._set(
+            capture_digest,
+            selection_digest,
+            relaxed_refs,
+            max_depth,
+            max_file_bytes,
+            list_size,
+            list_depth_origin,
+            duplicate_pointers,
+            delta_ops,
+        )
 
 
 def settings(config: Config) -> Settings:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from continuity_checks.checks.deltas import DECLARATION, files
@@ -122,6 +122,9 @@ class DeltasFamily(Family):
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)
+
+    def before_workers(self, kinds: Collection[str]) -> None:
+        files.compile_schemas(kinds)  # once, inherited by every worker
 
     def tree(self, snapshot: Snapshot) -> TreeCheck:
         return files.DeltasTree(snapshot)

@@ -22,6 +22,8 @@ DELTA_SCHEMA = "deltalayer-conversation-delta"
 LEGACY_SCHEMA = "deltalayer-legacy-record"
 DELTA_TIMES = ("started_at", "updated_at")
 LEGACY_TIMES = ("time",)
+#: the schema the check of a file of each kind validates against
+SCHEMAS = {"delta": DELTA_SCHEMA, "legacy": LEGACY_SCHEMA}
 
 # lifecycle and reducer metadata that DeltaLayer v0.2.1 says a delta must not carry
 FORBIDDEN_KEYS = frozenset(
@@ -99,6 +101,14 @@ def check_file(
             )
         ]
     return check_agents(file)
+
+
+def compile_schemas(kinds: Collection[str]) -> None:
+    """Compiles the schemas the checks of files of ``kinds`` validate against (each once a
+    process: ``schemas.validator``)."""
+    for kind in kinds:
+        if kind in SCHEMAS:
+            schemas.validator(SCHEMAS[kind])
 
 
 # --- records --------------------------------------------------------------------------------
@@ -200,13 +210,16 @@ def check_delta(
     slugs: naming.SourceSlugs | None = None,
     parse: ParseTime = timestamps.parse,
 ) -> list[Finding]:
-    findings: list[Finding] = []
     data = file.data
-    doc = strict_json.load(data, max_depth=max_depth) if load is None else load(data)
+    doc = (
+        strict_json.load(data, max_depth=max_depth, compact_proof=True)
+        if load is None
+        else load(data)
+    )
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
-    record_findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES, parse)
-    findings.extend(record_findings)
+    findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES, parse)
+    record_valid = not findings  # before the findings of the rules below join them
     value = doc.value
     if not isinstance(value, dict):
         return findings
@@ -248,7 +261,7 @@ def check_delta(
                     f"and source, found {name}",
                 )
             )
-    if not record_findings and not (data[-1:] == b"\n" and doc.compact):
+    if record_valid and not (data[-1:] == b"\n" and doc.compact):
         findings.append(
             dl.NOT_COMPACT.finding(
                 file.path,

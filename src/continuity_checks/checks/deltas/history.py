@@ -21,7 +21,6 @@
 
 import posixpath
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -31,6 +30,7 @@ from continuity_checks.core import strict_json
 from continuity_checks.core.display import quote
 from continuity_checks.core.family import STAGED, Change, Commit, CommitContext, Origins
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.snapshot import Snapshot
 from continuity_checks.core.symlinks import SYMLINK
 
@@ -40,8 +40,19 @@ _QUOTES = "\"'`"
 _MISSING = object()
 
 
-class HistoryOptions(NamedTuple):
-    """The options the history checks read, built once by the family from its configuration."""
+class HistoryOptions(Frozen):
+    """The options the history checks read, built once by the family from its configuration
+    (a frozen value: a ``NamedTuple`` class costs every start-up more to make)."""
+
+    _fields = (
+        "ownership",
+        "legacy_mode",
+        "allow_delete",
+        "max_depth",
+        "owner_field",
+        "owner_allowed",
+    )
+    __slots__ = _fields
 
     #: ``deltas.ownership``: ``trailer-or-single``, ``trailer`` or ``off``
     ownership: str
@@ -58,13 +69,27 @@ class HistoryOptions(NamedTuple):
     #: gives them
     owner_allowed: frozenset[str]
 
+    def __init__(
+        self,
+        ownership: str,
+        legacy_mode: str,
+        allow_delete: bool,
+        max_depth: int,
+        owner_field: str | None,
+        owner_allowed: frozenset[str],
+    ) -> None:
+        self._set(ownership, legacy_mode, allow_delete, max_depth, owner_field, owner_allowed)
 
-class Touch(NamedTuple):
+
+class Touch:
     """A delta a commit created, modified or froze, and the paths that name it in a trailer."""
 
-    path: str
-    action: str  # "created" | "modified" | "frozen"
-    names: frozenset[str]
+    __slots__ = ("action", "names", "path")
+
+    def __init__(self, path: str, action: str, names: frozenset[str]) -> None:
+        self.path = path
+        self.action = action  # "created" | "modified" | "frozen"
+        self.names = names
 
     @property
     def pre_existing(self) -> bool:
@@ -404,13 +429,22 @@ def _difference_line(old: bytes | None, new: bytes | None) -> int | None:
     return first_difference_line(old, new)
 
 
-class _Version(NamedTuple):
+class _Version:
     """What the content rules need of one version of a delta, computed once per blob."""
 
-    text: str
-    value: dict[str, object]
-    identity: tuple[object, ...]  # equal identities: no identity field changed (see _identity)
-    updated: tuple[int, float] | None  # updated_at's ordering key, None when absent or invalid
+    __slots__ = ("identity", "text", "updated", "value")
+
+    def __init__(
+        self,
+        text: str,
+        value: dict[str, object],
+        identity: tuple[object, ...],
+        updated: tuple[int, float] | None,
+    ) -> None:
+        self.text = text
+        self.value = value
+        self.identity = identity  # equal identities: no identity field changed (see _identity)
+        self.updated = updated  # updated_at's ordering key, None when absent or invalid
 
 
 def _version(text: str, value: dict[str, object], times: "Times") -> _Version:

@@ -17,7 +17,6 @@ A delta and its frozen form are one delta: a freeze is a change, by the freezer.
 """
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 from continuity_checks.checks.deltas import naming
 from continuity_checks.checks.deltas import rules as dl
@@ -39,20 +38,30 @@ def normal(identity: str) -> str:
 _KEPT = 1024  # identities remembered in their normal form, at most
 
 
-class _Creator(NamedTuple):
-    identity: str  # normal(recorded)
-    recorded: str
-    commit: str
+class _Creator:
+    """Who created a delta (as recorded, and in its normal form) and in which commit."""
+
+    __slots__ = ("commit", "identity", "recorded")
+
+    def __init__(self, identity: str, recorded: str, commit: str) -> None:
+        self.identity = identity  # normal(recorded)
+        self.recorded = recorded
+        self.commit = commit
 
 
-class _Unknown(NamedTuple):
+class _Unknown:
     """A change of a delta created before the run: judged once its creator is known."""
 
-    commit: Commit
-    path: str  # the path the change is reported at
-    created_as: str  # the path whose addition made the delta (X.json for a freeze)
-    action: str
-    recorded: str
+    __slots__ = ("action", "commit", "created_as", "path", "recorded")
+
+    def __init__(
+        self, commit: Commit, path: str, created_as: str, action: str, recorded: str
+    ) -> None:
+        self.commit = commit
+        self.path = path  # the path the change is reported at
+        self.created_as = created_as  # the path whose addition made the delta (X.json for a freeze)
+        self.action = action
+        self.recorded = recorded
 
 
 class Owners:

@@ -6,8 +6,6 @@ empty change strings and ``updated_at < started_at`` are accepted here (the file
 them separately).
 """
 
-from typing import NamedTuple
-
 from continuity_checks.checks.deltas import timestamps
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 
@@ -25,11 +23,14 @@ class RecordError(ValueError):
     """A record that upstream's validator rejects; ``str()`` is upstream's message."""
 
 
-class DeltaTimes(NamedTuple):
+class DeltaTimes:
     """The parsed times of a valid Conversation Delta."""
 
-    started: Timestamp
-    updated: Timestamp
+    __slots__ = ("started", "updated")
+
+    def __init__(self, started: Timestamp, updated: Timestamp) -> None:
+        self.started = started
+        self.updated = updated
 
 
 def parse_time(value: object) -> Timestamp:

@@ -6,7 +6,6 @@ project; the registries live in ``<state>/sessions/`` and ``<state>/projects/``.
 """
 
 import re
-from typing import NamedTuple
 
 from continuity_checks.core.family import Names
 from continuity_checks.core.snapshot import Snapshot
@@ -29,13 +28,16 @@ INDEX, LOCATIONS, PROJECTS, GITIGNORE = "index", "locations", "projects", "gitig
 ARCHIVE, TOPIC, RECORDS = "archive", "topic", "provenance-records"
 
 
-class SessionPath(NamedTuple):
+class SessionPath:
     """A path inside a session directory: the directory ("" for the root, else ending in /),
     the session id it is named for ("" for the root) and the rest of the path."""
 
-    directory: str
-    sid: str
-    rest: str
+    __slots__ = ("directory", "rest", "sid")
+
+    def __init__(self, directory: str, sid: str, rest: str) -> None:
+        self.directory = directory
+        self.sid = sid
+        self.rest = rest
 
 
 def session_path(path: str) -> SessionPath | None:

@@ -1,15 +1,20 @@
 """Absolute paths written on another machine, read here through the ``path-map`` option."""
 
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
 
+from continuity_checks.core.frozen import Frozen
 from continuity_checks.core.snapshot import Snapshot, Unreadable, confine
 
 
-class Unresolved(NamedTuple):
-    """Why an absolute path has no place in the checked root."""
+class Unresolved(Frozen):
+    """Why an absolute path has no place in the checked root (a frozen value)."""
 
+    _fields = ("reason",)
+    __slots__ = _fields
     reason: str
+
+    def __init__(self, reason: str) -> None:
+        self._set(reason)
 
 
 class PathMap:

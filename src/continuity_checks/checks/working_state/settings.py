@@ -6,7 +6,7 @@ the staged paths, and a commit that touches no DSH file should not pay for impor
 checks (``files`` pulls in the schemas, the state hash and the projection).
 """
 
-from typing import NamedTuple
+from continuity_checks.core.frozen import Frozen
 
 #: /compress refuses once both states' 2-space JSON exceed max_input_chars (96,000) - 16,000;
 #: warn at three quarters of that, while there is still room to consolidate
@@ -27,6 +27,13 @@ def runtime_root(path: str) -> str:
     return "/".join(parts[: at + 2])
 
 
-class Settings(NamedTuple):
+class Settings(Frozen):
+    """What the family is built with (a frozen value)."""
+
+    _fields = ("max_depth", "compress_warn_chars")
+    __slots__ = _fields
     max_depth: int
     compress_warn_chars: int
+
+    def __init__(self, max_depth: int, compress_warn_chars: int) -> None:
+        self._set(max_depth, compress_warn_chars)

@@ -122,7 +122,7 @@ def widen(stream: IO[bytes] | None) -> None:
 
 def stop(process: subprocess.Popen[Any]) -> None:
     """Close our ends of its pipes (git then ends on its own), wait, and kill it if it does not."""
-    for stream in (process.stdin, process.stdout):
+    for stream in (process.stdin, process.stdout, process.stderr):
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
@@ -133,9 +133,13 @@ def stop(process: subprocess.Popen[Any]) -> None:
         process.wait()
 
 
-def log_failed(stderr: IO[bytes]) -> GitError:
-    """The error of a ``git log`` that exited non-zero: the first line it wrote to stderr."""
-    stderr.seek(0)
+def log_failed(stderr: IO[bytes] | None) -> GitError:
+    """The error of a ``git log`` that exited non-zero: the first line it wrote to stderr (a
+    file, read from its start, or a pipe)."""
+    if stderr is None:
+        return GitError("git log failed", GIT_HINT)
+    if stderr.seekable():
+        stderr.seek(0)
     message = first_line(stderr.read().decode("utf-8", "replace"))
     return GitError(f"git log failed: {message}", GIT_HINT)
 

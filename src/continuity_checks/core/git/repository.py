@@ -18,7 +18,6 @@ process is started is :mod:`.process`'s; what the commit being made holds, :mod:
 import contextlib
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -281,6 +280,8 @@ class Repository(StagedCommit):
             revs = b"".join(sha.encode("ascii") + b"\n" for sha in only)
         else:
             revs = _revs(base, head)
+        import tempfile  # the walk's stderr: history mode only (see docs/design.md)
+
         with tempfile.TemporaryFile() as stderr:  # a file: git can never block on it
             process = self._popen(
                 log_arguments(request, listed=only is not None),
@@ -353,36 +354,41 @@ class Repository(StagedCommit):
         if not wanted or not revs:
             return found
         lines = [*revs, "--", *wanted]
-        with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as stderr:
-            # the request through a file: git reads all of it before it writes, and a pipe
-            # written while git's output is unread could block both sides
-            stdin.write("".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape"))
-            stdin.seek(0)
-            arguments = creation_arguments(request, listed=not walk)
-            process = self._popen(arguments, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr)
+        arguments = creation_arguments(request, listed=not walk)
+        # pipes: git reads the whole request before it writes to stdout, and writes to stderr
+        # only the few lines of a complaint before it ends, which the pipe holds unread
+        process = self._popen(
+            arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        try:
+            assert process.stdin is not None and process.stdout is not None
             try:
-                assert process.stdout is not None
-                remaining = set(wanted)
-                # eager: git flushes each commit it finds; stop it once every path is found
-                boundary = self._shallow_commits()
-                for commit, changes in parse_log(chunks(process.stdout), request, eager=True):
-                    if commit.sha in boundary:
-                        # a shallow clone's oldest commits show every file as added, their
-                        # parents being missing: who created those files cannot be told here
-                        continue
-                    for change in changes:
-                        if change.status == "A" and change.path in remaining:
-                            found[change.path] = commit
-                            remaining.discard(change.path)
-                    if not remaining:
-                        # the rest of history is not needed, and git would walk all of it
-                        # before it next writes (and meets the closed pipe): end it now
-                        process.kill()
-                        return found
-                if process.wait() != 0:
-                    raise log_failed(stderr)
-            finally:
-                stop(process)
+                text = "".join(line + "\n" for line in lines)
+                process.stdin.write(text.encode("utf-8", "surrogateescape"))
+                process.stdin.close()
+            except OSError:
+                pass  # git ended at once: its status and stderr tell why
+            remaining = set(wanted)
+            # eager: git flushes each commit it finds; stop it once every path is found
+            boundary = self._shallow_commits()
+            for commit, changes in parse_log(chunks(process.stdout), request, eager=True):
+                if commit.sha in boundary:
+                    # a shallow clone's oldest commits show every file as added, their
+                    # parents being missing: who created those files cannot be told here
+                    continue
+                for change in changes:
+                    if change.status == "A" and change.path in remaining:
+                        found[change.path] = commit
+                        remaining.discard(change.path)
+                if not remaining:
+                    # the rest of history is not needed, and git would walk all of it
+                    # before it next writes (and meets the closed pipe): end it now
+                    process.kill()
+                    return found
+            if process.wait() != 0:
+                raise log_failed(process.stderr)
+        finally:
+            stop(process)
         return found
 
     def versions(
