@@ -479,11 +479,12 @@ class Parsed:
         self._kept: dict[bytes, strict_json.Document | strict_json.Problem] = {}
 
     def load(self, data: bytes) -> strict_json.Document | strict_json.Problem:
-        """``strict_json.load(data)`` with this run's ``max_depth``."""
+        """``strict_json.load(data)`` with this run's ``max_depth``, asked for the compact proof
+        the file check reads (``compact_proof``)."""
         kept = self._kept
         found = kept.get(data)
         if found is None:
-            found = strict_json.load(data, max_depth=self.max_depth)
+            found = strict_json.load(data, max_depth=self.max_depth, compact_proof=True)
             if len(data) <= self.ITEM_LIMIT:
                 if len(kept) >= self.KEPT:
                     del kept[next(iter(kept))]
