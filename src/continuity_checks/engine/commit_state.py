@@ -80,9 +80,9 @@ class CommitState:
         family's tree check over the files it claimed (but, by a family whose tree check reads
         no bytes, an item judged for its bytes alone or one it says the tree check can find
         nothing by: :meth:`~continuity_checks.core.family.Family.tree_may_find`); a file its
-        families do not judge in
-        ``snapshot`` (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as
-        in file mode."""
+        families do not judge in ``snapshot``
+        (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as in file
+        mode."""
         families = self.families
         findings: list[Finding] = []
         unread: set[str] = set()
@@ -171,11 +171,11 @@ class CommitState:
         left in ``named`` (by the index of the change), for :meth:`_items`."""
         owners, read, asks, reads = self.owners.of, self.read, self._asks, self._reads
         files: list[tuple[str, list[tuple[int, str]], bytes]] = []
-        for index, c in enumerate(changes):
+        for position, c in enumerate(changes):
             path = c.path
             if c.old_mode not in _REGULAR or c.new_mode not in _REGULAR:
                 return None
-            found = named[index] = self._dependents(tree, other, path, True)
+            found = named[position] = self._dependents(tree, other, path, True)
             if found:
                 return None
             claimed = owners(path)
@@ -267,7 +267,8 @@ class CommitState:
 
     def _dependents(self, tree: Snapshot, other: Snapshot, path: str, edited: bool) -> list[str]:
         """The dependents in ``tree`` of a change of ``path`` (``edited`` as for
-        :meth:`_items`): the families' whose findings can differ from those in ``other``."""
+        :meth:`_items`) whose findings can differ from those in ``other``, as the families
+        name them."""
         families = self._depending.get((path, edited))
         if families is None:
             families = self._depending_on(path, edited)
