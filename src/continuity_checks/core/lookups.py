@@ -47,19 +47,25 @@ class Known:
         if parent is None or parent != self.at:
             self.answers, self.blobs, self.dirs = {}, {}, {}
         else:
+            answers, blobs, dirs = self.answers, self.blobs, self.dirs
             for path, old_mode, new_mode in changes:
-                self.answers.pop(path, None)
-                self.blobs.pop(path, None)
-                self.dirs.pop(path, None)
-                # a directory comes and goes with what is added to it or deleted from it
-                directory = path.rpartition("/")[0] if not (old_mode and new_mode) else ""
-                while directory:
-                    for kept in (self.answers, self.blobs, self.dirs):
-                        kept.pop(directory, None)
-                    directory = directory.rpartition("/")[0]
+                answers.pop(path, None)
+                blobs.pop(path, None)
+                dirs.pop(path, None)
+                if old_mode and new_mode:
+                    if old_mode != _SYMLINK and new_mode != _SYMLINK:
+                        continue  # the common change: a file's bytes or its mode rewritten
+                else:
+                    # a directory comes and goes with what is added to it or deleted from it
+                    directory = path.rpartition("/")[0]
+                    while directory:
+                        answers.pop(directory, None)
+                        blobs.pop(directory, None)
+                        dirs.pop(directory, None)
+                        directory = directory.rpartition("/")[0]
                 if _SYMLINK in (old_mode, new_mode):
                     below = f"{path}/"
-                    for kept in (self.answers, self.blobs, self.dirs):
+                    for kept in (answers, blobs, dirs):
                         for key in [k for k in kept if k.startswith(below)]:
                             del kept[key]
         self.at = commit
