@@ -13,19 +13,32 @@ from continuity_checks.core.snapshot import Snapshot
 # seq (at least 4 digits), the role letter, the node id
 NODE_NAME = re.compile(r"^(\d{4,})-([a-z])-(.+)\.json$")
 
+#: the memory files' expressions, compiled (by ``re``, once) when a path under ``memory/`` is
+#: first asked about: the commit hook of another family's files never is
+_MEMORY = {
+    "_ARCHIVE": r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$",
+    "_TOPIC": r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$",
+    "_RECORDS": r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$",
+}
+
 #: compiled (by ``re``, once) when a path first gets past the string tests in front of it: the
 #: commit hook of another family's files never does
 _SESSION_FILE = (
     r"^(?P<dir>(?:.*/)?sessions/(?P<sid>[^/]+)/)?"
     r"(?P<rest>history/[^/]+|meta\.json|file_backups/[^/]+/manifest\.json|[^/]+\.tmp)$"
 )
-_ARCHIVE = re.compile(r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$")
-_TOPIC = re.compile(r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$")
-_RECORDS = re.compile(r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$")
 
 NODE, META, TEMP, BACKUP = "node", "meta", "temp", "backup-manifest"
 INDEX, LOCATIONS, PROJECTS, GITIGNORE = "index", "locations", "projects", "gitignore"
 ARCHIVE, TOPIC, RECORDS = "archive", "topic", "provenance-records"
+
+
+def __getattr__(name: str) -> "re.Pattern[str]":
+    """``_ARCHIVE``, ``_TOPIC``, ``_RECORDS``: a memory file's expression compiled (``re``
+    keeps it), as :func:`claims` uses it."""
+    if name in _MEMORY:
+        return re.compile(_MEMORY[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SessionPath:
@@ -58,11 +71,11 @@ def claims(path: str) -> str | None:
     if name == ".gitignore" and (head == ".openprogram" or head.endswith("/.openprogram")):
         return GITIGNORE
     if "memory/" in path:
-        if _ARCHIVE.search(path):
+        if re.search(_MEMORY["_ARCHIVE"], path):
             return ARCHIVE
-        if _TOPIC.search(path):
+        if re.search(_MEMORY["_TOPIC"], path):
             return TOPIC
-        if _RECORDS.search(path):
+        if re.search(_MEMORY["_RECORDS"], path):
             return RECORDS
     # what _SESSION_FILE's last part needs, tested before the expression (most paths of a run
     # are other families' files)
