@@ -13,13 +13,29 @@ from continuity_checks.core.snapshot import Snapshot
 # seq (at least 4 digits), the role letter, the node id
 NODE_NAME = re.compile(r"^(\d{4,})-([a-z])-(.+)\.json$")
 
-#: the memory files' expressions, compiled (by ``re``, once) when a path under ``memory/`` is
-#: first asked about: the commit hook of another family's files never is
-_MEMORY = {
-    "_ARCHIVE": r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$",
-    "_TOPIC": r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$",
-    "_RECORDS": r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$",
-}
+
+class _Expression:
+    """A regular expression compiled when it is first used (what a compiled pattern would be,
+    made later)."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def search(self, text: str) -> "re.Match[str] | None":
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.pattern)
+        return compiled.search(text)
+
+
+# the memory files: compiled when a path under memory/ is first asked about (the commit hook of
+# another family's files never is)
+_ARCHIVE = _Expression(r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$")
+_TOPIC = _Expression(r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$")
+_RECORDS = _Expression(r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$")
 
 #: compiled (by ``re``, once) when a path first gets past the string tests in front of it: the
 #: commit hook of another family's files never does
@@ -31,14 +47,6 @@ _SESSION_FILE = (
 NODE, META, TEMP, BACKUP = "node", "meta", "temp", "backup-manifest"
 INDEX, LOCATIONS, PROJECTS, GITIGNORE = "index", "locations", "projects", "gitignore"
 ARCHIVE, TOPIC, RECORDS = "archive", "topic", "provenance-records"
-
-
-def __getattr__(name: str) -> "re.Pattern[str]":
-    """``_ARCHIVE``, ``_TOPIC``, ``_RECORDS``: a memory file's expression compiled (``re``
-    keeps it), as :func:`claims` uses it."""
-    if name in _MEMORY:
-        return re.compile(_MEMORY[name])
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class SessionPath:
@@ -71,11 +79,11 @@ def claims(path: str) -> str | None:
     if name == ".gitignore" and (head == ".openprogram" or head.endswith("/.openprogram")):
         return GITIGNORE
     if "memory/" in path:
-        if re.search(_MEMORY["_ARCHIVE"], path):
+        if _ARCHIVE.search(path):
             return ARCHIVE
-        if re.search(_MEMORY["_TOPIC"], path):
+        if _TOPIC.search(path):
             return TOPIC
-        if re.search(_MEMORY["_RECORDS"], path):
+        if _RECORDS.search(path):
             return RECORDS
     # what _SESSION_FILE's last part needs, tested before the expression (most paths of a run
     # are other families' files)
