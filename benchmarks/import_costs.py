@@ -11,13 +11,17 @@ interpreter's start-up before the first mark, ``<main>`` the rest: the run and t
     cd /tmp/bb/r10 && python benchmarks/import_costs.py [--src SRC] [--top 60] -- \\
         check --staged .deltalayer/changes/<the staged delta>
 
-The marks cost about 5 M instructions of their own, spread over the rows.
+The marks cost about 5 M instructions of their own, spread over the rows. With ``--keep DIR``
+the dumps stay in ``DIR``, and ``--parts MODULE`` prints the dumps of one module's row, for
+``callgrind_annotate --inclusive=yes $(...)``: where its instructions go (unmarshalling its
+bytecode, making its classes, compiling its expressions).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import os
 import subprocess
 import sys
@@ -71,18 +75,25 @@ def _parts(directory: Path) -> dict[int, int]:
     return found
 
 
-def attribute(parts: dict[int, int], events: list[str]) -> collections.Counter[str]:
-    """Instructions by module: part 1 is before the first mark, part k + 1 follows mark k."""
-    costs: collections.Counter[str] = collections.Counter()
-    costs["<interp>"] += parts.get(1, 0)
+def where_each_part_goes(events: list[str]) -> list[tuple[int, str]]:
+    """Each dump's number and the row it goes to: part 1 is before the first mark (the
+    interpreter's start-up), part k + 1 follows mark k."""
+    found = [(1, "<interp>")]
     stack = ["<main>"]
     for index, event in enumerate(events):
         if event.startswith("+ "):
             stack.append(event[2:])
         elif event.startswith("- "):
             stack.pop()
-        where = "<exit>" if event == "end" else stack[-1]
-        costs[where] += parts.get(index + 2, 0)
+        found.append((index + 2, "<exit>" if event == "end" else stack[-1]))
+    return found
+
+
+def attribute(parts: dict[int, int], events: list[str]) -> collections.Counter[str]:
+    """Instructions by module (see :func:`where_each_part_goes`)."""
+    costs: collections.Counter[str] = collections.Counter()
+    for part, where in where_each_part_goes(events):
+        costs[where] += parts.get(part, 0)
     return costs
 
 
@@ -90,6 +101,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--src", type=Path, help="the src directory measured (PYTHONPATH)")
     parser.add_argument("--top", type=int, default=60, help="modules listed")
+    parser.add_argument("--keep", type=Path, help="keep the dumps and the marks in this directory")
+    parser.add_argument(
+        "--parts", metavar="MODULE", help="print the dumps of MODULE's row (--keep)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- and the command's arguments")
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -97,7 +112,14 @@ def main() -> None:
     env["PYTHONHASHSEED"] = "0"
     if args.src is not None:
         env["PYTHONPATH"] = str(args.src.resolve())
-    with tempfile.TemporaryDirectory() as scratch:
+    if args.parts is not None and args.keep is None:
+        parser.error("--parts needs --keep")
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        for old in args.keep.glob("out*"):  # a previous run's dumps
+            old.unlink()
+    kept = contextlib.nullcontext(str(args.keep)) if args.keep else tempfile.TemporaryDirectory()
+    with kept as scratch:
         work = Path(scratch)
         driver = work / "driver.py"
         driver.write_text(DRIVER, encoding="utf-8")
@@ -109,6 +131,10 @@ def main() -> None:
         subprocess.run([*valgrind, *run], env=env, capture_output=True, check=False)
         events = (work / "marks").read_text(encoding="utf-8").splitlines()
         costs = attribute(_parts(work), events)
+        if args.parts is not None:
+            dumps = [p for p, where in where_each_part_goes(events) if where == args.parts]
+            print(" ".join(str(work / f"out.{p}") for p in dumps))
+            return
     total = sum(costs.values())
     ours = sum(v for k, v in costs.items() if k.startswith("continuity_checks"))
     special = ("<interp>", "<main>", "<exit>")

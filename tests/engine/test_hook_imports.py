@@ -67,6 +67,29 @@ def test_a_delta_commit_imports_no_sessions_history_rule(repo: GitRepo) -> None:
     assert "continuity_checks.checks.sessions.rules" not in modules
 
 
+def test_a_delta_commit_leaves_the_other_families_checks_unloaded(repo: GitRepo) -> None:
+    """The families a delta's commit does not touch are built and asked, but load neither the
+    working-state rules (registered by ``checks.load_rules`` when a command lists them) nor
+    the sessions layout's memory-file expressions (compiled when a path under ``memory/`` is
+    first asked about)."""
+    code = (
+        "import sys\n"
+        "from continuity_checks.cli import main\n"
+        f"code = main(['check', '--staged', {path_of(NAME)!r}])\n"
+        "from continuity_checks.checks.sessions import layout\n"
+        "memory = (layout._ARCHIVE, layout._TOPIC, layout._RECORDS)\n"
+        "print(sum(e._compiled is not None for e in memory), file=sys.stderr)\n"
+        "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    done = run_python(code, repo.path)
+    assert done.returncode == 0, done.stderr
+    compiled, *modules = done.stderr.split()
+    assert "continuity_checks.checks.working_state.family" in modules  # built, in this run
+    assert "continuity_checks.checks.working_state.rules" not in modules
+    assert compiled == "0"
+
+
 def test_a_baseline_file_is_read_when_there_is_one(repo: GitRepo) -> None:
     (repo.path / ".continuity-baseline.json").write_text("not a baseline\n", encoding="utf-8")
     code, modules = hook_modules(repo)

@@ -13,15 +13,36 @@ from continuity_checks.core.snapshot import Snapshot
 # seq (at least 4 digits), the role letter, the node id
 NODE_NAME = re.compile(r"^(\d{4,})-([a-z])-(.+)\.json$")
 
+
+class _Expression:
+    """A regular expression compiled when it is first used (what a compiled pattern would be,
+    made later)."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def search(self, text: str) -> "re.Match[str] | None":
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.pattern)
+        return compiled.search(text)
+
+
+# the memory files: compiled when a path under memory/ is first asked about (the commit hook of
+# another family's files never is)
+_ARCHIVE = _Expression(r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$")
+_TOPIC = _Expression(r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$")
+_RECORDS = _Expression(r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$")
+
 #: compiled (by ``re``, once) when a path first gets past the string tests in front of it: the
 #: commit hook of another family's files never does
 _SESSION_FILE = (
     r"^(?P<dir>(?:.*/)?sessions/(?P<sid>[^/]+)/)?"
     r"(?P<rest>history/[^/]+|meta\.json|file_backups/[^/]+/manifest\.json|[^/]+\.tmp)$"
 )
-_ARCHIVE = re.compile(r"(?:^|/)memory/sources/(?:.*/)?_v2/[^/]+\.md$")
-_TOPIC = re.compile(r"(?:^|/)memory/topics/(?:.*/)?[^/]+\.md$")
-_RECORDS = re.compile(r"(?:^|/)memory/(?:timeline|graph)/[^/]+\.jsonl$")
 
 NODE, META, TEMP, BACKUP = "node", "meta", "temp", "backup-manifest"
 INDEX, LOCATIONS, PROJECTS, GITIGNORE = "index", "locations", "projects", "gitignore"

@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING
 
 # Only what __init__ and claims need is imported here: the commit hook builds every family to
 # route the staged paths, and most commits touch none of ours. The check modules (files,
-# history, state) are imported inside the calls that use them.
+# history, state) and the rules are imported inside the calls that use them.
 from continuity_checks.checks.working_state import DECLARATION
-from continuity_checks.checks.working_state import rules as rules  # registers the WS rules
 from continuity_checks.checks.working_state.settings import (
     DEFAULT_COMPRESS_WARN_CHARS,
     RUNTIME_KINDS,
@@ -137,6 +136,8 @@ class WorkingStateFamily(Family):
     def same_cause(self, history: Finding, state: Finding) -> bool:
         """Whether ``state`` says of a file only that it is a symlink (WS119), where ``history``
         reports the commit that made it one (WS206)."""
+        from continuity_checks.checks.working_state import rules  # see the imports
+
         return history.rule == rules.SYMLINK.id and state.rule == rules.STATE_LINKED.id
 
     def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
@@ -147,6 +148,8 @@ class WorkingStateFamily(Family):
     def check_commit(self, context: CommitContext) -> Iterable[Finding]:
         # called for every commit (every_commit): a directory of DSH's committed as a symlink
         # is a path no family claims (WS206)
+        from continuity_checks.checks.working_state import rules  # see the imports
+
         links = symlinks.committed(context, self.kept)
         findings = [symlinks.finding(rules.SYMLINK, link, context) for link in links]
         context = symlinks.beneath(context, links)
