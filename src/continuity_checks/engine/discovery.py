@@ -202,7 +202,7 @@ def claimed(
             (source,) if not is_dir else walk(root, exclude, source, unlisted, roots, backlog)
         )
         for path in paths:
-            if is_dir and path in explicit:
+            if is_dir and explicit and path in explicit:  # (an empty set hashes the path too)
                 # where the walk meets it (its first place among the sources, as before the
                 # stream): a node file of a session must come before the session's last, or
                 # its findings are held for a judgment that was made already (and standard
@@ -249,7 +249,7 @@ class DirectoryClaims:
         directory, _, name = path.rpartition("/")
         if directory != self.directory:
             self.enter(directory)
-        if name in self.names:
+        if self.names and name in self.names:  # (as above: no hash of the name for none)
             asked = self.may_claim(name, name)
         else:
             tail = name[-self.longest :] if self.longest else ""
