@@ -204,7 +204,7 @@ def stage_child(stage: str, calls: int, status: str) -> None:
         made = trees.of(commit, raw)
         new = [(c.path, c.new_blob, c.new_mode) for c in raw]
         edited = [c.status == "M" for c in raw]
-        items = state._items(made[1], new, edited)
+        items = state._items(made[1], made[0], new, edited)
         path = raw[0].path
 
         def of() -> None:
@@ -223,7 +223,7 @@ def stage_child(stage: str, calls: int, status: str) -> None:
             "trees": of,
             "router": lambda: judge([]),
             "state": lambda: state.leaves(made, raw),
-            "items": lambda: state._items(made[1], new, edited),
+            "items": lambda: state._items(made[1], made[0], new, edited),
             "check": lambda: state.check(made[1], items),
             "file check": lambda: list(
                 deltas.check_file(

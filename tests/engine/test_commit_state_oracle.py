@@ -20,9 +20,6 @@ A failure names the seed and the commit index; ``CONTINUITY_ORACLE_SEEDS=7,8`` a
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 import os
 import random
 import re
@@ -36,17 +33,12 @@ from typing import Any
 
 import pytest
 
-from continuity_checks.checks.captures.family import CapturesFamily
-from continuity_checks.checks.deltas.family import DeltasFamily
-from continuity_checks.checks.provenance.family import ProvenanceFamily
-from continuity_checks.checks.sessions.family import SessionsFamily
-from continuity_checks.checks.working_state.family import WorkingStateFamily
-from continuity_checks.cli import main
 from continuity_checks.core.baseline import fingerprint
 from continuity_checks.core.findings import Finding, Severity
 from tests.conftest import EXAMPLES
 from tests.fuzz.mutations import delete_key, flip_bits, truncate
 from tests.helpers.git import GitRepo, delta, isolate_git, path_of
+from tests.helpers.shortcuts import both_ways, rules, run_cli
 
 #: What the repository is judged by, committed once and never mutated (a change to it inside
 #: a range is CC011, and verify judges the range by the base's anyway). A session is a git
@@ -88,16 +80,6 @@ def _sizes(seeds: Sequence[int], commits: int) -> list[tuple[int, int]]:
 
 
 # ----------------------------------------------------------------------------------- the CLI
-
-
-def run_cli(*args: str) -> tuple[int, dict[str, Any], str]:
-    """``continuity <args> --format json`` in this process: exit code, report, standard error."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main([*args, "--format", "json"])
-    text = out.getvalue()
-    assert code in (0, 1), f"continuity {' '.join(args)}: exit {code}\n{err.getvalue()}"
-    return code, json.loads(text), err.getvalue()
 
 
 def errors(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -577,35 +559,17 @@ def test_every_commit_of_a_long_history_reports_the_errors_it_leaves(
 
 # A tree check that reads no bytes is not fed a file whose bytes alone changed
 # (``Family.tree_reads_bytes``), a family called on every commit is not called where it says
-# nothing can be found (``Family.commit_needed``), and a family is not asked for the
-# dependents of a path it says none can have (``Family.may_depend``). With these turned off,
+# nothing can be found (``Family.commit_needed``), a family is not asked for the dependents of
+# a path it says none can have (``Family.may_depend``), and AGENTS.md is not judged for a
+# change under ``.deltalayer/`` that leaves the directory there on both sides
+# (``Family.dependents_between``), and a commit that only rewrites the bytes of files whose
+# checks read nothing else is judged by their file checks alone (``CommitState._rewritten``,
+# without the general path's items and tree checks), and a delta whose twin is absent and
+# whose project has PROJECT.md and AGENTS.md is not fed to the deltas tree check
+# (``Family.tree_may_find``). With these turned off,
 # ``verify`` and ``check --staged`` report the same findings, byte for byte, on a random
 # history of the shipped examples and on commits made to exercise the deltas tree check (an
 # edit beside a twin, PROJECT.md or AGENTS.md coming and going).
-
-FAMILIES = (DeltasFamily, WorkingStateFamily, CapturesFamily, SessionsFamily, ProvenanceFamily)
-
-
-def without_shortcuts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every family's tree check fed every item, every every-commit family called, and every
-    family asked for the dependents of every changed path."""
-    monkeypatch.setattr(DeltasFamily, "tree_reads_bytes", lambda self: True)
-    for family in FAMILIES:
-        monkeypatch.setattr(family, "commit_needed", lambda self, commit, paths, linked: True)
-        monkeypatch.setattr(family, "may_depend", lambda self, path, edited: True)
-
-
-def both_ways(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str, str]:
-    """The JSON report of ``continuity <args>`` with the shortcuts, and without them."""
-    fast = run_cli(*args)[1]
-    with monkeypatch.context() as slow:
-        without_shortcuts(slow)
-        slow_report = run_cli(*args)[1]
-    return json.dumps(fast), json.dumps(slow_report)
-
-
-def rules(report: str) -> set[str]:
-    return {f["rule"] for f in json.loads(report)["findings"]}
 
 
 @pytest.fixture

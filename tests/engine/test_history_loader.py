@@ -4,6 +4,7 @@ the file check, and the blob size limit."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +12,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from continuity_checks.checks.deltas import timestamps
 from continuity_checks.checks.deltas.files import check_file
-from continuity_checks.checks.deltas.history import Parsed
+from continuity_checks.checks.deltas.history import Parsed, Times
+from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import strict_json
 from continuity_checks.core.family import FileInput
 from continuity_checks.core.git.repository import Repository
@@ -133,6 +136,55 @@ def test_shared_parse_keeps_no_large_version() -> None:
     data = b'{"a":"' + b"x" * Parsed.ITEM_LIMIT + b'"}'
     assert isinstance(parsed.load(data), strict_json.Document)
     assert not parsed._kept
+
+
+#: times as writers store them, and as they do not: normal, offsets, fractions, a date alone,
+#: "Z", naive, out of range, not a time, empty, not a string
+TIMES: list[object] = [
+    "2026-09-21T16:20:00+08:00",
+    "2026-09-21T16:20:05+08:00",
+    "2026-09-21T08:20:00+00:00",
+    "2026-09-21T16:20:00.123456+08:00",
+    "2026-09-21T16:20:00.000000+08:00",
+    "2026-09-21T16:20:00-00:00",
+    "2026-09-21T16:20:00Z",
+    " 2026-09-21T16:20:00+08:00 ",
+    "2026-09-21",
+    "20260921",
+    "2026-09-21T16:20:00",
+    "2026-02-30T16:20:00+08:00",
+    "2026-09-21T25:20:00+08:00",
+    "yesterday",
+    "",
+    None,
+    17,
+]
+
+
+def same_time(parse: Callable[[object], Timestamp], raw: object) -> tuple[object, ...]:
+    try:
+        found = parse(raw)
+    except TimestampError as exc:
+        return ("error", str(exc))
+    return (found.value, found.isoformat(), found.sort_key(), found.slug())
+
+
+@given(st.lists(st.sampled_from(TIMES) | st.text(max_size=30), max_size=12))
+def test_shared_times_are_timestamps_parse(raws: list[object]) -> None:
+    """Times.parse answers each value as timestamps.parse does (the same time, or the same
+    error), whether parsed or kept, and the file check of a delta finds the same with the
+    shared times and parse as without."""
+    times, parsed = Times(), Parsed(max_depth=64)
+    for started, updated in zip(raws, [*raws[1:], *raws[:1]], strict=True):
+        for raw in (started, updated):
+            assert same_time(times.parse, raw) == same_time(timestamps.parse, raw), raw
+        assert len(times._kept) <= Times.KEPT
+        data = json.dumps({**json.loads(delta()), "started_at": started, "updated_at": updated})
+        file = FileInput(
+            path_of("2026-09-21T16-20-00p08-00--agent.json"), "delta", data.encode(), EMPTY
+        )
+        shared = check_file(file, 64, parsed.load, None, times.parse)
+        assert shared == check_file(file, 64), data
 
 
 # --- the size limit ----------------------------------------------------------------------------

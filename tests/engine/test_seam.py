@@ -10,15 +10,17 @@ from __future__ import annotations
 import ast
 import inspect
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pytest
 
 from continuity_checks import checks
 from continuity_checks.cli import main
-from continuity_checks.core.family import Claimed, Commit
+from continuity_checks.core.family import Claimed, Commit, FileInput
+from continuity_checks.core.findings import Finding
 from continuity_checks.core.git.log import RawChange
+from continuity_checks.core.snapshot import CommitTree, Snapshot
 from continuity_checks.hooks import family_hook
 from tests.conftest import REPO, RunCLI, write_tree
 from tests.helpers.git import GitRepo, isolate_git
@@ -190,6 +192,60 @@ def test_dependents_are_asked_only_where_a_family_may_have_some(
     assert depends == ["notes/INDEX", "notes/INDEX"]  # in the commit's tree, its parent's
 
 
+def test_dependents_are_told_the_tree_on_the_other_side_of_the_change(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """``dependents_between`` is given the tree on the other side of the change (the parent's
+    for the commit's tree, the commit's for the parent's), and a dependent it leaves out is not
+    judged; by default it is ``dependents``."""
+    from tests.example_family import NotesFamily
+
+    asked: list[tuple[str, str, str]] = []
+    checked: list[str] = []
+    original = NotesFamily.check_file
+
+    def between(
+        self: NotesFamily, path: str, tree: Snapshot, other: Snapshot, edited: bool
+    ) -> object:
+        assert isinstance(tree, CommitTree) and isinstance(other, CommitTree)
+        asked.append((path, str(tree.commit), str(other.commit)))
+        found = self.dependents(path, tree, edited)
+        return [d for d in found if _listed(tree, d) != _listed(other, d)]
+
+    def check_file(self: NotesFamily, file: FileInput) -> Iterable[Finding]:
+        checked.append(file.path)
+        return original(self, file)
+
+    monkeypatch.setattr(NotesFamily, "check_file", check_file)
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\nb.note\n"}
+    base = repo.commit("notes", {**files, "notes/a.note": "A", "notes/b.note": "B"})
+    parent = repo.commit("a edited", {"notes/a.note": "A2"})
+    head = repo.commit("b unlisted", {"notes/INDEX": "a.note\n"})
+    reports = []
+    for patched in (False, True):
+        checked.clear()
+        if patched:
+            monkeypatch.setattr(NotesFamily, "dependents_between", between)
+        code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+        assert code == 1
+        reports.append(report["findings"])
+        # a.note edited, then at the head both notes, in its tree and its parent's; patched,
+        # only the note whose listing the commit changed
+        both = ["notes/a.note", "notes/b.note"]
+        assert checked == ["notes/a.note", *(["notes/b.note"] * 2 if patched else both * 2)]
+    assert reports[0] == reports[1]
+    assert [(f["rule"], f["path"]) for f in reports[0]] == [("ZZ101", "notes/b.note")]
+    edit = ("notes/a.note", parent, base)
+    assert asked == [edit, ("notes/INDEX", head, parent), ("notes/INDEX", parent, head)]
+
+
+def _listed(tree: Snapshot, path: str) -> bool:
+    data = tree.read("notes/INDEX")
+    return isinstance(data, bytes) and path.rpartition("/")[2] in data.decode().split()
+
+
 def test_a_tree_check_that_reads_no_bytes_is_not_fed_a_file_whose_bytes_alone_changed(
     with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
 ) -> None:
@@ -218,6 +274,45 @@ def test_a_tree_check_that_reads_no_bytes_is_not_fed_a_file_whose_bytes_alone_ch
         assert code == 1
         assert [(f["rule"], f["path"]) for f in report["findings"]] == [("ZZ101", "notes/b.note")]
         assert fed == ([["notes/a.note"], ["notes/b.note"]] if reads else [["notes/b.note"]])
+
+
+def test_a_tree_check_that_can_find_nothing_by_a_file_is_not_fed_it(
+    with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
+) -> None:
+    """``tree_may_find`` is asked of a family whose tree check reads no bytes, for a file it
+    judges for more than its bytes (not an edited one), with the tree; a file it answers no
+    for is not fed to the tree check, and its file check still runs."""
+    from tests.example_family import NotesFamily
+
+    fed: list[list[str]] = []
+    asked: list[tuple[str, str, str]] = []
+
+    def check_tree(self: NotesFamily, snapshot: object, claimed: list[Claimed]) -> object:
+        fed.append([c.path for c in claimed])
+        return ()
+
+    def tree_may_find(self: NotesFamily, path: str, kind: str, tree: Snapshot) -> bool:
+        assert isinstance(tree, CommitTree)
+        asked.append((path, kind, str(tree.commit)))
+        return path != "notes/b.note"
+
+    monkeypatch.setattr(NotesFamily, "check_tree", check_tree)
+    monkeypatch.setattr(NotesFamily, "tree_reads_bytes", lambda self: False)
+    monkeypatch.setattr(NotesFamily, "tree_may_find", tree_may_find)
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"}
+    base = repo.commit("notes", {**files, "notes/a.note": "A"})
+    repo.commit("a edited", {"notes/a.note": "A2"})
+    b_added = repo.commit("b added, unlisted", {"notes/b.note": "B"})
+    c_added = repo.commit("c added, unlisted", {"notes/c.note": "C"})
+    code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))
+    assert code == 1
+    found = [(f["rule"], f["path"]) for f in report["findings"]]
+    assert found == [("ZZ101", "notes/b.note"), ("ZZ101", "notes/c.note")]
+    # the edited a.note is not asked about; b's error is its file check's, and c is fed
+    assert asked == [("notes/b.note", "note", b_added), ("notes/c.note", "note", c_added)]
+    assert fed == [["notes/c.note"]]
 
 
 # --- what a family may not do -----------------------------------------------------------------

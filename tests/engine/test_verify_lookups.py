@@ -87,6 +87,32 @@ def test_the_walk_s_trees_answer_as_trees_read_afresh(
                 assert after.is_dir(path) == CommitTree(git, commit.sha, LIMIT).is_dir(path)
 
 
+def test_the_parent_s_tree_answers_for_its_directories_as_read_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a commit that adds a path, the parent's tree takes what the walk knew of the
+    directories holding it there: each answers ``is_dir`` as a tree read afresh, and one the
+    walk knew is answered without a read."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    shas = _history(repo)
+    with Repository(repo.path, LIMIT) as git:
+        trees = _Trees(git, Config().max_file_bytes)
+        walked = list(git.walk(None, shas[-1], request=LogRequest(gitlinks=True)))
+        taken = 0
+        for commit, changes in walked:
+            parent = commit.parents[0] if commit.parents else None
+            before, _ = trees.of(commit, changes)
+            known = list(before._dirs)
+            for path in known:
+                assert before.is_dir(path) == CommitTree(git, parent, LIMIT).is_dir(path), path
+            assert not before._trees  # answered without a read
+            taken += bool(known)
+            for path in PROBES:
+                assert before.is_dir(path) == CommitTree(git, parent, LIMIT).is_dir(path), path
+        assert taken >= 2
+
+
 def test_a_look_up_beside_a_changed_path_reads_no_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

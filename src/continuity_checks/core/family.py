@@ -304,6 +304,15 @@ class Family(Protocol):
         ``edited``: the change only rewrote the bytes of a regular file, which is one on both
         sides, so a check that reads only whether ``path`` exists is not among them."""
 
+    def dependents_between(
+        self, path: str, tree: Snapshot, other: Snapshot, edited: bool
+    ) -> Iterable[str]:
+        """:meth:`dependents` of a change of ``path`` in ``tree``, told the tree on the other
+        side of the change (``other``: the parent's tree when ``tree`` is the commit's, and the
+        commit's when it is the parent's), so that a dependent whose findings are the same in
+        both trees may be left out. Default: :meth:`dependents`, without ``other``."""
+        return self.dependents(path, tree, edited)
+
     def may_depend(self, path: str, edited: bool) -> bool:
         """Whether :meth:`dependents` can name any file for a change of ``path`` (``edited`` as
         there), in any tree at any point of a run: path only, like ``claims``, so that the
@@ -317,6 +326,13 @@ class Family(Protocol):
         that only rewrote the bytes of a regular file (``edited``, as for :meth:`dependents`)
         makes the same tree findings in the commit's tree and in its parent's, and the state a
         commit leaves does not feed that file to the tree check for its change alone."""
+        return True
+
+    def tree_may_find(self, path: str, kind: str, tree: Snapshot) -> bool:
+        """Whether the tree check, fed the claimed file ``path`` (``kind``) of ``tree``, can
+        make a finding it would not make without it. Asked in the state a commit leaves of a
+        family whose tree check reads no bytes (:meth:`tree_reads_bytes`), for a file it judges
+        for more than its bytes; False: the file is not fed to it. Default: yes."""
         return True
 
     def claimable(self, directory: str) -> Names | None:

@@ -26,6 +26,19 @@ class Known:
         self.blobs: dict[str, tuple[str, str] | Unreadable] = {}
         self.dirs: dict[str, bool] = {}
 
+    def before(self, parent: str | None, directories: Iterable[str]) -> Known | None:
+        """What these answers say of ``directories`` (whether each is a directory), for
+        ``parent``'s tree when they are its; None when they are not."""
+        if parent is None or parent != self.at:
+            return None
+        known = Known()
+        known.at = parent
+        dirs = self.dirs
+        for directory in directories:
+            if directory in dirs:
+                known.dirs[directory] = dirs[directory]
+        return known
+
     def after(
         self, commit: str, parent: str | None, changes: Iterable[tuple[str, str, str]]
     ) -> Known:

@@ -77,10 +77,12 @@ class CommitState:
 
     def check(self, snapshot: Snapshot, items: Iterable[Item]) -> list[Finding]:
         """File mode over ``items`` in ``snapshot``: each file's checks in order, then each
-        family's tree check over the files it claimed (but an item judged for its bytes alone,
-        by a family whose tree check reads none); a file its families do not judge in
-        ``snapshot`` (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as
-        in file mode."""
+        family's tree check over the files it claimed (but, by a family whose tree check reads
+        no bytes, an item judged for its bytes alone or one it says the tree check can find
+        nothing by: :meth:`~continuity_checks.core.family.Family.tree_may_find`); a file its
+        families do not judge in ``snapshot``
+        (:meth:`~continuity_checks.core.family.Family.unjudged`) is not read, as in file
+        mode."""
         families = self.families
         findings: list[Finding] = []
         unread: set[str] = set()
@@ -95,7 +97,9 @@ class CommitState:
             if not owners:
                 continue
             for index, kind in owners:
-                if bytes_only and not reads[index]:
+                if not reads[index] and (
+                    bytes_only or not families[index].tree_may_find(path, kind, snapshot)
+                ):
                     continue
                 made = trees.get(index)
                 if made is None:
@@ -118,13 +122,18 @@ class CommitState:
         not."""
         config = self.config
         before, after = trees
-        new: list[tuple[str, str | None, str]] = []
-        edited: list[bool] = []  # whether a change only rewrote the bytes of a regular file
-        for c in changes:
-            new.append((c.path, c.new_blob, c.new_mode))
-            edited.append(c.old_mode in _REGULAR and c.new_mode in _REGULAR)
-        items = self._items(after, new, edited)
-        findings = self.check(after, items)
+        # the common commit first; its items are changed paths, judged in the parent's tree too
+        items: list[Item] = []
+        named: dict[int, list[str]] = {}  # the dependents it asked for, by the change's index
+        findings = self._rewritten(after, before, changes, named)
+        if findings is None:
+            new: list[tuple[str, str | None, str]] = []
+            edited: list[bool] = []  # whether a change only rewrote the bytes of a regular file
+            for c in changes:
+                new.append((c.path, c.new_blob, c.new_mode))
+                edited.append(c.old_mode in _REGULAR and c.new_mode in _REGULAR)
+            items = self._items(after, before, new, edited, named)
+            findings = self.check(after, items)
         left = Left()
         if not findings:
             return left  # the common case: nothing to weigh against the configuration
@@ -132,8 +141,9 @@ class CommitState:
         if not found:
             return left
         left.broken = {f.path for f in found}
+        edited = [c.old_mode in _REGULAR and c.new_mode in _REGULAR for c in changes]
         versions = [(c.path, c.old_blob, c.old_mode) for c in changes]
-        old = self._items(before, versions, edited)
+        old = self._items(before, after, versions, edited)
         # the files judged in the commit's tree are judged in its parent's too, where they exist
         judged = {item[0] for item in old}
         old += [(p, o, None, False) for p, o, _, _ in items if p not in judged and before.exists(p)]
@@ -146,6 +156,43 @@ class CommitState:
             else:
                 left.findings.append(finding)
         return left
+
+    def _rewritten(
+        self,
+        tree: Snapshot,
+        other: Snapshot,
+        changes: Sequence[RawChange],
+        named: dict[int, list[str]],
+    ) -> list[Finding] | None:
+        """``check(tree, _items(tree, other, ...))`` of a commit each of whose changes only
+        rewrote the bytes of a regular file, read, claimed by families that judge every claim
+        and whose tree checks read no bytes, where no dependent is named: each changed file's
+        checks, in order. None for any other commit; the dependents asked for on the way are
+        left in ``named`` (by the index of the change), for :meth:`_items`."""
+        owners, read, asks, reads = self.owners.of, self.read, self._asks, self._reads
+        files: list[tuple[str, list[tuple[int, str]], bytes]] = []
+        for position, c in enumerate(changes):
+            path = c.path
+            if c.old_mode not in _REGULAR or c.new_mode not in _REGULAR:
+                return None
+            found = named[position] = self._dependents(tree, other, path, True)
+            if found:
+                return None
+            claimed = owners(path)
+            if not claimed:
+                continue
+            for index, _ in claimed:
+                if asks[index] or reads[index]:
+                    return None
+            data = read(c.new_blob) if c.new_blob is not None else None
+            if data is None:
+                return None  # over the size limit: reported as the general path reports it
+            files.append((path, claimed, data))
+        findings: list[Finding] = []
+        for path, owning, data in files:
+            for index, kind in owning:
+                findings.extend(self.families[index].check_file(FileInput(path, kind, data, tree)))
+        return findings
 
     def good(self, tree: Snapshot, version: tuple[str, str | None, str]) -> bool:
         """Whether one version of a claimed file, ``(path, blob id or None, git mode)`` in
@@ -186,13 +233,16 @@ class CommitState:
     def _items(
         self,
         tree: Snapshot,
+        other: Snapshot,
         versions: Sequence[tuple[str, str | None, str]],
         edited: Sequence[bool],
+        named: dict[int, list[str]] | None = None,
     ) -> list[Item]:
         """The claimed files of ``tree`` to judge: the changed paths that are there
         (``versions``: each path's blob id and mode in ``tree``), then the dependents of every
-        changed path (``edited``: whether its change only rewrote a regular file's bytes), each
-        once."""
+        changed path (``edited``: whether its change only rewrote a regular file's bytes) whose
+        findings can differ from those in ``other`` (the tree on the other side of the
+        commit), each once; ``named``: those already asked for, by the index of the change."""
         owners = self.owners.of
         items: dict[str, Item] = {}
         for (path, blob, mode), bytes_only in zip(versions, edited, strict=True):
@@ -201,16 +251,31 @@ class CommitState:
                 # a symlink is read where it leads, as file mode reads it
                 data = None if mode == SYMLINK else self.read(blob)
                 items[path] = (path, found, data, bytes_only)
-        for (path, _, _), bytes_only in zip(versions, edited, strict=True):
-            for family in self._depending_on(path, bytes_only):
-                for dependent in family.dependents(path, tree, bytes_only):
-                    item = items.get(dependent)
-                    if item is None:
-                        if found := owners(dependent):
-                            items[dependent] = (dependent, found, None, False)
-                    elif item[3]:  # named by a look-up: its tree checks run too
-                        items[dependent] = (item[0], item[1], item[2], False)
+        asked = {} if named is None else named
+        for index, ((path, _, _), bytes_only) in enumerate(zip(versions, edited, strict=True)):
+            dependents = asked.get(index)
+            if dependents is None:
+                dependents = self._dependents(tree, other, path, bytes_only)
+            for dependent in dependents:
+                item = items.get(dependent)
+                if item is None:
+                    if found := owners(dependent):
+                        items[dependent] = (dependent, found, None, False)
+                elif item[3]:  # named by a look-up: its tree checks run too
+                    items[dependent] = (item[0], item[1], item[2], False)
         return list(items.values())
+
+    def _dependents(self, tree: Snapshot, other: Snapshot, path: str, edited: bool) -> list[str]:
+        """The dependents in ``tree`` of a change of ``path`` (``edited`` as for
+        :meth:`_items`) whose findings can differ from those in ``other``, as the families
+        name them."""
+        families = self._depending.get((path, edited))
+        if families is None:
+            families = self._depending_on(path, edited)
+        found: list[str] = []
+        for family in families:
+            found.extend(family.dependents_between(path, tree, other, edited))
+        return found
 
     def _depending_on(self, path: str, edited: bool) -> list[Family]:
         """The families whose dependents of a change of ``path`` may name a file

@@ -295,18 +295,23 @@ class _Trees:
             # the directories that hold a path the commit adds or modifies: in its tree, each
             # is a directory, and none lies under a symlink
             holding: dict[str, bool] = {}
+            added = False  # whether the commit adds a path
             for c in raw_changes:
                 changes.append((c.path, c.old_mode, c.new_mode))
                 if c.new_mode:
+                    added = added or not c.old_mode
                     directory = c.path.rpartition("/")[0]
                     while directory and directory not in holding:
                         holding[directory] = True
                         directory = directory.rpartition("/")[0]
+            # an addition may make a directory: what the parent's tree said of those holding
+            # one goes to the parent's tree before the child's answers replace it
+            known = self.known.before(parent, holding) if added else None
             carried = self.known.after(commit.sha, parent, changes)
             carried.dirs.update(holding)
             alike = Alike(changes)
             made = (
-                CommitTree(repo, parent, limit, None, alike),
+                CommitTree(repo, parent, limit, known, alike),
                 CommitTree(repo, commit.sha, limit, carried, alike),
             )
             self.at, self.made = commit.sha, made

@@ -3,7 +3,8 @@
 What the deltas checks read besides a file's own bytes:
 
 - ``AGENTS.md`` is checked for its continuity section only when ``.deltalayer/`` is beside it:
-  anything added or removed under ``R/.deltalayer/`` can break ``R/AGENTS.md``.
+  anything added or removed under ``R/.deltalayer/`` can break ``R/AGENTS.md``, when it makes
+  or takes away that directory (told the tree on the other side of the change).
 - ``X.json`` and ``X.frozen.json`` side by side are DL111, reported on ``X.json``.
 - The tree check reports a missing ``R/PROJECT.md`` or ``R/AGENTS.md`` once per project it sees,
   and it sees a project through any claimed file of it (a *member*: a delta, a stray ``.tmp``,
@@ -45,7 +46,9 @@ class Dependents:
         self.exclude = exclude
         self._kept: tuple[Snapshot, str, list[str]] | None = None
 
-    def __call__(self, path: str, tree: Snapshot) -> list[str]:
+    def __call__(self, path: str, tree: Snapshot, other: Snapshot | None = None) -> list[str]:
+        """The dependents of a change of ``path`` in ``tree``; with ``other``, the tree on the
+        other side of the change, not an ``AGENTS.md`` whose findings are the same in both."""
         name = path.rpartition("/")[2]
         if name in ("PROJECT.md", "AGENTS.md"):
             beside = path[: -len(name)]
@@ -59,7 +62,7 @@ class Dependents:
         found = []
         agents = root + "AGENTS.md"
         has_agents = tree.exists(agents)
-        if has_agents:
+        if has_agents and _store_may_differ(tree, other, root):
             found.append(agents)  # checked only when .deltalayer/ is beside it
         if path.startswith(CHANGES + "/", len(root)) and name.endswith(naming.SUFFIX):
             frozen = naming.is_frozen(name)
@@ -97,3 +100,13 @@ class Dependents:
             if member != path and not self.exclude.match(member):
                 return member
         return None
+
+
+def _store_may_differ(tree: Snapshot, other: Snapshot | None, root: str) -> bool:
+    """Whether ``root``'s ``.deltalayer`` may be a directory in one of ``tree`` and ``other``
+    (unknown: None) and not in the other; always for a root that is itself in a store
+    (``R/.deltalayer/AGENTS.md`` makes ``R`` a project in the tree check)."""
+    if other is None or root == STORE + "/" or root.endswith("/" + STORE + "/"):
+        return True
+    store = root + STORE
+    return tree.is_dir(store) != other.is_dir(store)

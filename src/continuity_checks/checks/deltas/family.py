@@ -112,9 +112,13 @@ class DeltasFamily(Family):
         return "in .deltalayer/, where DeltaLayer reads only changes/*.json and changes.jsonl"
 
     def check_file(self, file: FileInput) -> Iterable[Finding]:
-        # in history mode, a version the history checks parsed is not parsed again
-        load = None if self._history is None else self._history.parsed.load
-        return files.check_file(file, self.max_depth, load, self._slugs)
+        # in history mode, a version (and a time) the history checks parsed is not parsed again
+        history = self._history
+        if history is None:
+            return files.check_file(file, self.max_depth, None, self._slugs)
+        return files.check_file(
+            file, self.max_depth, history.parsed.load, self._slugs, history.times.parse
+        )
 
     def check_tree(self, snapshot: Snapshot, claimed: list[Claimed]) -> Iterable[Finding]:
         return files.check_tree(snapshot, claimed)
@@ -130,19 +134,39 @@ class DeltasFamily(Family):
         and AGENTS.md exist: never a file's bytes."""
         return False
 
+    def tree_may_find(self, path: str, kind: str, tree: Snapshot) -> bool:
+        """A delta gives the tree check its twin (DL111) and its project's PROJECT.md and
+        AGENTS.md to look for: nothing when the twin is absent and both are there."""
+        if kind != "delta":
+            return True
+        return files.tree_may_find(path, tree)
+
     def may_depend(self, path: str, edited: bool) -> bool:
         # most paths of a commit: no delta check reads them; and the checks of other files
         # read only whether a delta, PROJECT.md or AGENTS.md exists, never their bytes
         return not edited and (".deltalayer" in path or path.endswith(("PROJECT.md", "AGENTS.md")))
 
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
+        return self._depending(path, tree, None, edited)
+
+    def dependents_between(
+        self, path: str, tree: Snapshot, other: Snapshot, edited: bool
+    ) -> Iterable[str]:
+        """As :meth:`dependents`, but ``AGENTS.md`` only where ``.deltalayer/`` beside it is a
+        directory in one of the two trees and not in the other: its checks read nothing else
+        the change can alter."""
+        return self._depending(path, tree, other, edited)
+
+    def _depending(
+        self, path: str, tree: Snapshot, other: Snapshot | None, edited: bool
+    ) -> Iterable[str]:
         if not self.may_depend(path, edited):
             return ()
         if self._dependents is None:
             from continuity_checks.checks.deltas.depends import Dependents
 
             self._dependents = Dependents(self._exclude)
-        return self._dependents(path, tree)
+        return self._dependents(path, tree, other)
 
     def commit_needed(self, commit: Commit, paths: Sequence[RawChange], symlinked: bool) -> bool:
         """Every commit is asked for only for the symlinks it leaves: one that leaves none and

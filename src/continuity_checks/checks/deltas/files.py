@@ -62,6 +62,8 @@ def _frozen_hint(hint: str | None) -> str:
 
 #: Parses a delta's bytes as ``strict_json.load`` does (with the run's ``max_depth``).
 Load = Callable[[bytes], "strict_json.Document | strict_json.Problem"]
+#: Parses a stored time as ``timestamps.parse`` does (raising ``TimestampError`` as it does).
+ParseTime = Callable[[object], timestamps.Timestamp]
 
 
 def check_file(
@@ -69,12 +71,14 @@ def check_file(
     max_depth: int,
     load: Load | None = None,
     slugs: naming.SourceSlugs | None = None,
+    parse: ParseTime = timestamps.parse,
 ) -> list[Finding]:
     """The findings of one claimed file; a delta is parsed by ``load`` when given (the history
-    checks' parses, shared), else by ``strict_json.load``; ``slugs`` keeps the slugs of the
-    sources met (a family's, for its run)."""
+    checks' parses, shared), else by ``strict_json.load``, and its times by ``parse`` (the
+    history checks' parses, shared); ``slugs`` keeps the slugs of the sources met (a family's,
+    for its run)."""
     if file.kind == "delta":
-        findings = check_delta(file, max_depth, load, slugs)
+        findings = check_delta(file, max_depth, load, slugs, parse)
         if findings and naming.is_frozen(file.path):
             # the rules' own hints say to edit the file, which DL207 forbids once it is committed
             return [f._replace(hint=_frozen_hint(f.hint)) for f in findings]
@@ -111,9 +115,14 @@ def compile_schemas(kinds: Collection[str]) -> None:
 
 
 def check_record(
-    doc: strict_json.Document, path: str, schema: str, time_keys: Sequence[str]
+    doc: strict_json.Document,
+    path: str,
+    schema: str,
+    time_keys: Sequence[str],
+    parse: ParseTime = timestamps.parse,
 ) -> tuple[list[Finding], dict[str, timestamps.Timestamp]]:
-    """Schema and timestamp findings for one record, and its parsed timestamps."""
+    """Schema and timestamp findings for one record, and its parsed timestamps (by
+    ``parse``)."""
     value = doc.value
     findings: list[Finding] = []
     times: dict[str, timestamps.Timestamp] = {}
@@ -124,7 +133,7 @@ def check_record(
     for key in time_keys:
         if key in value:
             try:
-                times[key] = timestamps.parse(value[key])
+                times[key] = parse(value[key])
             except timestamps.TimestampError as exc:
                 findings.append(
                     located(
@@ -199,6 +208,7 @@ def check_delta(
     max_depth: int,
     load: Load | None = None,
     slugs: naming.SourceSlugs | None = None,
+    parse: ParseTime = timestamps.parse,
 ) -> list[Finding]:
     data = file.data
     doc = (
@@ -208,7 +218,7 @@ def check_delta(
     )
     if isinstance(doc, strict_json.Problem):
         return [doc.finding(file.path)]
-    findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES)
+    findings, times = check_record(doc, file.path, DELTA_SCHEMA, DELTA_TIMES, parse)
     record_valid = not findings  # before the findings of the rules below join them
     value = doc.value
     if not isinstance(value, dict):
@@ -462,6 +472,20 @@ def check_tree(snapshot: Snapshot, claimed: list[Claimed]) -> list[Finding]:
     for path, kind in claimed:
         tree.add(path, kind)
     return tree.finish(())
+
+
+def tree_may_find(path: str, snapshot: Snapshot) -> bool:
+    """Whether :class:`DeltasTree`, fed the delta ``path``, can find anything it would not
+    find without it: its twin, or a project file missing beside its store."""
+    parent, _, name = path.rpartition("/")
+    twin = naming.unfrozen_name(name) if naming.is_frozen(name) else naming.frozen_name(name)
+    if snapshot.exists(f"{parent}/{twin}"):
+        return True
+    roots = project_roots((parent,))
+    return any(
+        not (snapshot.exists(f"{root}PROJECT.md") and snapshot.exists(f"{root}AGENTS.md"))
+        for root in roots
+    )
 
 
 class DeltasTree(ByKind):

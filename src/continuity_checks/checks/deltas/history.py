@@ -20,10 +20,11 @@
 """
 
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from continuity_checks.checks.deltas import naming, timestamps
 from continuity_checks.checks.deltas import rules as dl
+from continuity_checks.checks.deltas.history_versions import MISSING, Parsed, Times, Versions
 from continuity_checks.checks.deltas.owners import Owners
 from continuity_checks.checks.deltas.timestamps import Timestamp, TimestampError
 from continuity_checks.core import strict_json
@@ -37,7 +38,6 @@ from continuity_checks.core.symlinks import SYMLINK
 TRAILER = "Continuity-Delta"
 IDENTITY_KEYS = ("started_at", "source", "conversation_id")
 _QUOTES = "\"'`"
-_MISSING = object()
 
 
 class HistoryOptions(Frozen):
@@ -105,8 +105,10 @@ class HistoryChecks:
         self.options = options
         #: the versions parsed last, shared with the family's file check
         self.parsed = Parsed(options.max_depth)
+        #: the times parsed last, shared with the family's file check
+        self.times = Times()
         #: the versions of deltas this run has parsed, by blob id
-        self.versions = Versions(self.parsed)
+        self.versions = Versions(self.parsed, self.times)
         #: trailer values -> the paths they name (most commits repeat their predecessor's)
         self._names: dict[tuple[str, ...], frozenset[str]] = {}
         #: ownership by identity (DL211), None when it is off
@@ -427,104 +429,6 @@ def _difference_line(old: bytes | None, new: bytes | None) -> int | None:
     return first_difference_line(old, new)
 
 
-class _Version:
-    """What the content rules need of one version of a delta, computed once per blob."""
-
-    __slots__ = ("identity", "text", "updated", "value")
-
-    def __init__(
-        self,
-        text: str,
-        value: dict[str, object],
-        identity: tuple[object, ...],
-        updated: tuple[int, float] | None,
-    ) -> None:
-        self.text = text
-        self.value = value
-        self.identity = identity  # equal identities: no identity field changed (see _identity)
-        self.updated = updated  # updated_at's ordering key, None when absent or invalid
-
-
-def _version(text: str, value: dict[str, object]) -> _Version:
-    get = value.get
-    started, source, conversation = (
-        get("started_at", _MISSING),
-        get("source", _MISSING),
-        get("conversation_id"),
-    )
-    updated = get("updated_at")
-    return _Version(
-        text,
-        value,
-        (started, source, type(source), conversation, type(conversation)),
-        _sort_key(updated) if isinstance(updated, str) else None,
-    )
-
-
-class Parsed:
-    """The versions of deltas parsed last in one run (``strict_json.load``), by their bytes:
-    the history rules and the file check of the state a commit leaves read the same versions,
-    and each is parsed once. The same bytes always give the same answer, so an entry never goes
-    stale; the ``KEPT`` newest versions of at most ``ITEM_LIMIT`` bytes are kept."""
-
-    __slots__ = ("_kept", "max_depth")
-
-    KEPT = 4  # a commit's old and new versions, and a freeze's two
-    ITEM_LIMIT = 64 * 1024
-
-    def __init__(self, max_depth: int) -> None:
-        self.max_depth = max_depth
-        self._kept: dict[bytes, strict_json.Document | strict_json.Problem] = {}
-
-    def load(self, data: bytes) -> strict_json.Document | strict_json.Problem:
-        """``strict_json.load(data)`` with this run's ``max_depth``."""
-        kept = self._kept
-        found = kept.get(data)
-        if found is None:
-            found = strict_json.load(data, max_depth=self.max_depth)
-            if len(data) <= self.ITEM_LIMIT:
-                if len(kept) >= self.KEPT:
-                    del kept[next(iter(kept))]
-                kept[data] = found
-        return found
-
-
-class Versions:
-    """What the content rules need of each version of a delta, by blob id, for one run (the
-    family owns it). The new version of one commit is the old version of the next one that
-    touches the same delta, so most versions are parsed once; a blob id names its bytes, so an
-    entry never goes stale. Bounded: the newest half is kept when it fills up. Versions are
-    parsed through ``parsed``, shared with the file check."""
-
-    KEPT = 256  # at least; up to twice as many
-    ITEM_LIMIT = 64 * 1024  # larger versions are parsed again when needed, not kept
-
-    def __init__(self, parsed: Parsed) -> None:
-        self.parsed = parsed
-        self._kept: dict[str, _Version | None] = {}
-
-    def get(self, blob: str, read: Callable[[], bytes | None]) -> _Version | None:
-        """The version with id ``blob`` (its bytes from ``read`` when not kept); None when it is
-        too large to read or not a strict JSON object."""
-        kept = self._kept
-        if blob in kept:
-            return kept[blob]
-        data = read()
-        if data is None:
-            return None
-        doc = self.parsed.load(data)
-        version = None
-        if isinstance(doc, strict_json.Document) and isinstance(doc.value, dict):
-            version = _version(doc.text, doc.value)
-        if len(data) <= self.ITEM_LIMIT:
-            if len(kept) >= 2 * self.KEPT:
-                newest = list(kept.items())[-self.KEPT :]
-                kept.clear()
-                kept.update(newest)
-            kept[blob] = version
-        return version
-
-
 def _position(text: str, pointer: str) -> tuple[int, int]:
     """Line and column of the value at ``pointer`` (computed only for a finding)."""
     return strict_json.Document(text=text, value=None).position(pointer)
@@ -541,17 +445,8 @@ def _parse_time(value: str) -> Timestamp | None:
         return None
 
 
-def _sort_key(value: str) -> tuple[int, float] | None:
-    """DeltaLayer's ordering key of a time, or None when it does not parse. Not cached: it is
-    asked once per version, and each version of a delta has an updated_at of its own."""
-    try:
-        return timestamps.parse(value).sort_key()
-    except TimestampError:
-        return None
-
-
 def _show(value: object) -> str:
-    return "absent" if value is _MISSING else quote(value)
+    return "absent" if value is MISSING else quote(value)
 
 
 def _identity_changed(key: str, before: object, after: object) -> bool:
@@ -561,9 +456,9 @@ def _identity_changed(key: str, before: object, after: object) -> bool:
         old, new = _time(before), _time(after)
         return old is not None and new is not None and old.isoformat() != new.isoformat()
     if key == "conversation_id":
-        before = None if before is _MISSING else before
-        after = None if after is _MISSING else after
-    elif before is _MISSING or after is _MISSING:
+        before = None if before is MISSING else before
+        after = None if after is MISSING else after
+    elif before is MISSING or after is MISSING:
         return False  # a missing source is file mode's finding
     return bool(before != after or type(before) is not type(after))
 
@@ -577,7 +472,7 @@ def _content(change: Change, versions: Versions, sha: str) -> list[Finding]:
     findings: list[Finding] = []
     if old.identity != new.identity:
         for key in IDENTITY_KEYS:
-            before, after = old.value.get(key, _MISSING), new.value.get(key, _MISSING)
+            before, after = old.value.get(key, MISSING), new.value.get(key, MISSING)
             if not _identity_changed(key, before, after):
                 continue
             line, column = _position(new.text, "/" + key)

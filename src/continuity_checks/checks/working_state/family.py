@@ -120,6 +120,10 @@ class WorkingStateFamily(Family):
 
         return files.runtime_findings(runtime)
 
+    def may_depend(self, path: str, edited: bool) -> bool:
+        # dependents only under a .dsh/ directory; a projection elsewhere is recorded
+        return ".dsh/" in path or self.claims(path) == "projection"
+
     def dependents(self, path: str, tree: Snapshot, edited: bool) -> Iterable[str]:
         known = self._dependents
         if ".dsh/" not in path and (known is None or known.projections is None):
