@@ -147,6 +147,50 @@ def test_workers_fed_in_many_batches_find_what_one_process_finds(
     assert set(names) <= {f.path for f in one.findings}
 
 
+def _looked_ahead(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of the look-ahead of each run that forks workers (none for a run that stays
+    in this process)."""
+    seen: list[int] = []
+    original = file_mode._before_workers
+
+    def spy(families: Any, ahead: list[Any]) -> None:
+        seen.append(len(ahead))
+        original(families, ahead)
+
+    monkeypatch.setattr(file_mode, "_before_workers", spy)
+    monkeypatch.setattr(file_mode, "PARALLEL_FROM", 100)
+    monkeypatch.setattr(file_mode, "LOOK_AHEAD", 8)
+    monkeypatch.setattr(file_mode, "BATCH_MAX", 16)
+    return seen
+
+
+def test_a_directory_listing_many_names_forks_after_the_short_look_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _deltas(tmp_path, [f".deltalayer/changes/{i:04d}.json" for i in range(150)])
+    (tmp_path / ".deltalayer/changes/0003.json").write_text("{not json")
+    one = engine.check(tmp_path, Config(), under=("",), only=("deltas",), jobs=1)
+    seen = _looked_ahead(monkeypatch)
+    report = engine.check(tmp_path, Config(), under=("",), only=("deltas",))
+    assert seen == [8]  # the store's listing shows the rest: no walk of 100 files first
+    assert (report.files, report.sorted_findings()) == (one.files, one.sorted_findings())
+
+
+def test_a_run_below_the_threshold_stays_in_this_process_whatever_it_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 60 claimed files in small directories, then 36 in one: fewer than PARALLEL_FROM
+    _deltas(tmp_path, [f"p{i:02d}/.deltalayer/changes/{j}.json" for i in range(20) for j in "abc"])
+    _deltas(tmp_path, [f"q/.deltalayer/changes/{i:02d}.json" for i in range(36)])
+    seen = _looked_ahead(monkeypatch)
+    report = engine.check(tmp_path, Config(), under=("",), only=("deltas",))
+    assert (report.files, seen) == (96, [])
+    # many small directories: the look-ahead counts to PARALLEL_FROM before it forks
+    _deltas(tmp_path, [f"r{i:02d}/.deltalayer/changes/{j}.json" for i in range(30) for j in "ab"])
+    report = engine.check(tmp_path, Config(), under=("",), only=("deltas",))
+    assert (report.files, seen) == (156, [100])
+
+
 def test_an_exception_in_a_worker_is_raised_in_the_parent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,7 @@ once, with the families that claim it and judge it; paths named made root-relati
 
 from __future__ import annotations
 
+import operator
 import os
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -30,6 +31,7 @@ def walk(
     under: str = "",
     unlisted: list[Finding] | None = None,
     prune: Collection[str] = (),
+    backlog: Backlog | None = None,
 ) -> Iterator[str]:
     """Every file under ``root/under`` as a root-relative ``/`` path, as a stream in sorted
     order (the order of ``sorted()`` over all of them): inside a directory, files sort by their
@@ -39,7 +41,7 @@ def walk(
     followed, so nothing outside the root is reached; subdirectories named in ``prune``
     (root-relative) and those of :data:`~continuity_checks.core.skipped_dirs.SKIP_DIRS` are not
     entered. A directory that cannot be listed is a CC001 finding in ``unlisted``, never a
-    silent gap."""
+    silent gap. ``backlog`` is kept pointing at the listing of the directory being walked."""
     lister = _Lister(root, exclude, unlisted, prune)
     start = os.path.join(root, under) if under else str(root)
     rel = os.path.relpath(start, root).replace(os.sep, "/")
@@ -50,6 +52,8 @@ def walk(
     stack: list[tuple[str, str, Iterator[str]]] = [(start, top, iter(names))]
     while stack:
         directory, prefix, entries = stack[-1]
+        if backlog is not None:
+            backlog.entries = entries
         for name in entries:
             if name[-1] != "/":
                 yield prefix + name
@@ -61,6 +65,21 @@ def walk(
                 break
         else:
             stack.pop()
+
+
+class Backlog:
+    """The names of the directory a walk is in that it has not handed on yet: a sign, before
+    the files are met, that many are to come (a bound from above of the claimed files among
+    them: not every name is claimed, a subdirectory counts as one)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self) -> None:
+        self.entries: Iterator[str] = iter(())
+
+    def listed(self) -> int:
+        """The names of the current directory's listing not yet handed on."""
+        return operator.length_hint(self.entries)
 
 
 class _Lister:
@@ -159,6 +178,7 @@ def claimed(
     exclude: Globs,
     unlisted: list[Finding],
     unchecked: territory.Unchecked,
+    backlog: Backlog | None = None,
 ) -> Iterator[Item]:
     """The claimed files of ``sources`` (in order), each once and with the families that claim
     it and judge it, at its first place among the sources. Without a set of all paths: a file
@@ -166,7 +186,8 @@ def claimed(
     is first, a directory walked is not walked again, and a walk does not enter a directory
     that is a source of its own. What is not checked goes to ``unchecked``: files named that no
     family claims, files walked in a family's territory. A directory that cannot be listed is
-    a finding in ``unlisted``."""
+    a finding in ``unlisted``. ``backlog`` follows the directory being walked
+    (:class:`Backlog`)."""
     explicit = frozenset(path for path, is_dir in sources if not is_dir)
     roots = frozenset(path for path, is_dir in sources if is_dir)
 
@@ -178,10 +199,10 @@ def claimed(
             continue
         done.add(source)
         paths: Iterable[str] = (
-            (source,) if not is_dir else walk(root, exclude, source, unlisted, roots)
+            (source,) if not is_dir else walk(root, exclude, source, unlisted, roots, backlog)
         )
         for path in paths:
-            if is_dir and path in explicit:
+            if is_dir and explicit and path in explicit:  # (an empty set hashes the path too)
                 # where the walk meets it (its first place among the sources, as before the
                 # stream): a node file of a session must come before the session's last, or
                 # its findings are held for a judgment that was made already (and standard
@@ -228,7 +249,7 @@ class DirectoryClaims:
         directory, _, name = path.rpartition("/")
         if directory != self.directory:
             self.enter(directory)
-        if name in self.names:
+        if self.names and name in self.names:  # (as above: no hash of the name for none)
             asked = self.may_claim(name, name)
         else:
             tail = name[-self.longest :] if self.longest else ""

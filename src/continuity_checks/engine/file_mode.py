@@ -23,7 +23,7 @@ from continuity_checks.core.globs import Globs
 from continuity_checks.core.parallel import CAN_FORK, Workers, usable_cpus
 from continuity_checks.core.snapshot import Snapshot, Unreadable, WorkTree
 from continuity_checks.engine import territory
-from continuity_checks.engine.discovery import Item, claimed, sources
+from continuity_checks.engine.discovery import Backlog, Item, claimed, sources
 from continuity_checks.engine.staged import check_staged
 
 if TYPE_CHECKING:
@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 Progress = Callable[[int, "int | None"], None]
 
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
+LOOK_AHEAD = 64  # files: then the walk's listing may show PARALLEL_FROM to come
 BATCH_AFTER = 64  # items: a batch for a worker ends at the next change of directory from here
-BATCH_MAX = 1024  # items: and here in any case
+BATCH_MAX = 128  # items: and here in any case (round robin: the workers end within a batch)
 
 
 def check(
@@ -110,8 +111,9 @@ def _check(
         found.append((name, False))
 
     unlisted: list[Finding] = []  # directories that could not be listed
-    items = claimed(root, found, families, exclude, unlisted, unchecked)
-    count, findings = _run(items, families, snapshot, given, unlisted, jobs, progress)
+    backlog = Backlog()
+    items = claimed(root, found, families, exclude, unlisted, unchecked, backlog)
+    count, findings = _run(items, backlog, families, snapshot, given, unlisted, jobs, progress)
     if repo is not None:
         # what file mode found in the files given is not repeated as left by the commit
         given_keys = {(f.rule, f.path, f.pointer, f.message) for f in findings}
@@ -156,6 +158,7 @@ def _committed(
 
 def _run(
     items: Iterator[Item],
+    backlog: Backlog,
     families: Sequence[Family],
     snapshot: Snapshot,
     given: dict[str, bytes],
@@ -165,13 +168,12 @@ def _run(
 ) -> tuple[int, list[Finding]]:
     """Reads and checks the claimed files of ``items``, here or in ``jobs`` workers, and runs
     the tree checks here: the number of files, and the findings (the directories that could
-    not be listed, which the stream put in ``unlisted``, first)."""
-    # a bounded look ahead decides whether workers pay: a run that ends before PARALLEL_FROM
-    # claimed files stays in this process
-    ahead = [] if jobs == 1 else list(itertools.islice(items, PARALLEL_FROM))
+    not be listed, which the stream put in ``unlisted``, first). ``backlog`` follows the
+    stream's walk (:func:`_look_ahead`)."""
+    ahead, large = ([], False) if jobs == 1 else _look_ahead(items, backlog)
     if jobs is None:
-        jobs = usable_cpus() if len(ahead) >= PARALLEL_FROM else 1
-    elif jobs > 1:
+        jobs = usable_cpus() if large else 1
+    elif jobs > 1 and not large:
         jobs = max(1, min(jobs, len(ahead)))
     ahead.reverse()  # popped from the end: each is dropped once handed on
     stream = _drained(ahead, items) if ahead else items
@@ -193,6 +195,19 @@ def _run(
     if progress is not None:
         progress(count, count)
     return count, findings
+
+
+def _look_ahead(items: Iterator[Item], backlog: Backlog) -> tuple[list[Item], bool]:
+    """The first claimed files of ``items``, and whether the run has PARALLEL_FROM or more
+    (whether workers pay): LOOK_AHEAD files when the directory being walked then lists
+    PARALLEL_FROM names or more with them (:class:`Backlog`: an estimate from above, for the
+    large store of one directory), else up to PARALLEL_FROM, counted. A run that ends before
+    stays in this process."""
+    ahead = list(itertools.islice(items, LOOK_AHEAD))
+    if len(ahead) < LOOK_AHEAD or len(ahead) + backlog.listed() >= PARALLEL_FROM:
+        return ahead, len(ahead) >= PARALLEL_FROM or len(ahead) == LOOK_AHEAD
+    ahead.extend(itertools.islice(items, PARALLEL_FROM - LOOK_AHEAD))
+    return ahead, len(ahead) >= PARALLEL_FROM
 
 
 def _before_workers(families: Sequence[Family], ahead: list[Item]) -> None:
