@@ -19,8 +19,8 @@ from tests.helpers.sarif import assert_valid_sarif
 settings.register_profile("continuity", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("continuity")
 
-# the `root` and `cli` fixtures of the `continuity delta` tests
-pytest_plugins = ("tests.helpers.delta_cli",)
+# the `root` and `cli` fixtures of the `continuity delta` tests, and `repo` (an empty git repository)
+pytest_plugins = ("tests.helpers.delta_cli", "tests.helpers.git")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -572,14 +572,6 @@ def test_every_commit_of_a_long_history_reports_the_errors_it_leaves(
 # edit beside a twin, PROJECT.md or AGENTS.md coming and going).
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    isolate_git(monkeypatch, tmp_path / "home")
-    made = GitRepo(tmp_path / "repo")
-    monkeypatch.chdir(made.path)
-    return made
-
-
 def test_a_random_history_is_judged_alike(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     shutil.copytree(EXAMPLES, repo.path / "examples", symlinks=True)
     (repo.path / ".continuity.toml").write_text(CONFIG, encoding="utf-8")

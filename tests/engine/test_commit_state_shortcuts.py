@@ -5,21 +5,10 @@ PROJECT.md (``Family.tree_may_find``), judged alike with the shortcuts and witho
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from tests.helpers.git import GitRepo, delta, isolate_git, path_of
+from tests.helpers.git import GitRepo, delta, path_of
 from tests.helpers.shortcuts import both_ways, rules
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    isolate_git(monkeypatch, tmp_path / "home")
-    made = GitRepo(tmp_path / "repo")
-    monkeypatch.chdir(made.path)
-    return made
-
 
 MARKED = "<!-- deltalayer-conversation-v0.2.1 -->\n"
 

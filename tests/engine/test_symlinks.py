@@ -16,19 +16,10 @@ import pytest
 
 from continuity_checks.cli import main
 from tests.helpers.captures import CAP, DEC, build
-from tests.helpers.git import GitRepo, delta, isolate_git, path_of
+from tests.helpers.git import GitRepo, delta, path_of
 from tests.helpers.working_state import COMPACTED, WS, version
 
 Found = list[tuple[str, str]]
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    """An empty repository, the working directory of the test."""
-    isolate_git(monkeypatch, tmp_path / "home")
-    made = GitRepo(tmp_path / "repo")
-    monkeypatch.chdir(made.path)
-    return made
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[dict[str, Any]]]:

@@ -46,6 +46,15 @@ def isolate_git(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
             monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    """An empty repository, the working directory of the test (a module may define its own)."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    made = GitRepo(tmp_path / "repo")
+    monkeypatch.chdir(made.path)
+    return made
+
+
 def run_merged(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``args`` in ``cwd``, stderr merged into stdout (git writes its hooks' output on stderr)."""
     return subprocess.run(
