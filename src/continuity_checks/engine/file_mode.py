@@ -37,7 +37,7 @@ Progress = Callable[[int, "int | None"], None]
 PARALLEL_FROM = 2000  # files; below this a second process costs more than it saves
 LOOK_AHEAD = 64  # files: then the walk's listing may show PARALLEL_FROM to come
 BATCH_AFTER = 64  # items: a batch for a worker ends at the next change of directory from here
-BATCH_MAX = 128  # items: and here in any case (round robin: the workers end within a batch)
+BATCH_MAX = 1024  # items: and here in any case
 
 
 def check(
