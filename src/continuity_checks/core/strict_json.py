@@ -40,6 +40,7 @@ import jiter
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core import pointer as jp
 from continuity_checks.core.findings import Finding
+from continuity_checks.core.json_positions import scan_positions
 from continuity_checks.core.rules import Rule
 
 DEFAULT_MAX_DEPTH = 64
@@ -190,7 +191,7 @@ class Document:
     def position(self, pointer: str) -> tuple[int, int]:
         """Line and column of the value at ``pointer``, or of its nearest existing ancestor."""
         if self._positions is None:
-            self._positions = _scan_positions(self.text).positions
+            self._positions = scan_positions(self.text).positions
         return self.line_col(self._positions.get(jp.nearest(pointer, self._positions), 0))
 
 
@@ -495,7 +496,7 @@ def _parse_strictly(
             cc.SYNTAX, f"expected JSON, found a value Python refuses: {exc}", *doc.line_col(0)
         )
     except _DuplicateKey as exc:
-        result = _scan_positions(text)
+        result = scan_positions(text)
         line, column = doc.line_col(result.duplicate_offset if result.duplicate_offset >= 0 else 0)
         return Problem(
             cc.DUPLICATE_KEY,
@@ -505,7 +506,7 @@ def _parse_strictly(
             result.duplicate_pointer,
         )
     except _NonStandard as exc:
-        result = _scan_positions(text)
+        result = scan_positions(text)
         line, column = doc.line_col(max(result.constant_offset, 0))
         return Problem(
             cc.NON_STANDARD_NUMBER,
@@ -602,123 +603,3 @@ def well_formed(value: object) -> object:
         return node
 
     return copy(value)
-
-
-# --- the position scanner -------------------------------------------------------------------
-
-_TOKEN = re.compile(
-    r"""[ \t\r\n]*(?:
-        (?P<punct>[\[\]{}:,])
-      | (?P<string>"(?:[^"\\]|\\.)*")
-      | (?P<atom>[^\s\[\]{}:,"]+)
-    )""",
-    re.VERBOSE | re.DOTALL,
-)
-
-
-class _ScanResult:
-    """What the position scanner found: each pointer's offset, the first duplicate key and the
-    first non-standard number (pointer and offset; None and -1 when there is none)."""
-
-    __slots__ = (
-        "constant_offset",
-        "constant_pointer",
-        "duplicate_offset",
-        "duplicate_pointer",
-        "positions",
-    )
-
-    def __init__(self) -> None:
-        self.positions: dict[str, int] = {}
-        self.duplicate_pointer: str | None = None
-        self.duplicate_offset = -1
-        self.constant_pointer: str | None = None
-        self.constant_offset = -1
-
-
-class _Frame:
-    """An open object or array of the position scanner."""
-
-    __slots__ = ("index", "is_object", "key", "keys", "pointer")
-
-    def __init__(self, pointer: str, is_object: bool) -> None:
-        self.pointer = pointer
-        self.is_object = is_object
-        self.keys: set[str] = set()
-        self.index = 0
-        self.key: str | None = None
-
-
-def _overflows(token: str) -> bool:
-    try:
-        return float(token) in (_INF, -_INF)
-    except ValueError:
-        return False
-
-
-def _scan_positions(text: str) -> _ScanResult:
-    """Map each JSON Pointer to the offset of its value; note the first duplicate key and the
-    first NaN/Infinity (or a number too large for a double). Tolerant: stops quietly at text
-    that is not JSON."""
-    result = _ScanResult()
-    stack: list[_Frame] = []
-    pos = 0
-    expect_key = False
-
-    def value_pointer() -> str:
-        if not stack:
-            return ""
-        top = stack[-1]
-        return jp.append(top.pointer, top.key if top.is_object else top.index)  # type: ignore[arg-type]
-
-    def on_value(ptr: str, offset: int) -> None:
-        result.positions.setdefault(ptr, offset)
-
-    while True:
-        match = _TOKEN.match(text, pos)
-        if match is None:
-            break
-        pos = match.end()
-        start = match.start(match.lastgroup or 0)
-        kind = match.lastgroup
-        token = match.group(kind or 0)
-        if kind == "punct":
-            if token in "[{":
-                ptr = value_pointer()
-                on_value(ptr, start)
-                stack.append(_Frame(ptr, token == "{"))
-                expect_key = token == "{"
-            elif token in "]}":
-                if not stack:
-                    break
-                stack.pop()
-                expect_key = False
-            elif token == "," and stack:
-                top = stack[-1]
-                if top.is_object:
-                    expect_key = True
-                else:
-                    top.index += 1
-            # ':' needs no action: the key was recorded when it was read
-        elif kind == "string" and expect_key and stack:
-            top = stack[-1]
-            try:
-                key = json.loads(token)
-            except ValueError:
-                key = token[1:-1]
-            if key in top.keys and result.duplicate_pointer is None:
-                result.duplicate_pointer = jp.append(top.pointer, key)
-                result.duplicate_offset = start
-            top.keys.add(key)
-            top.key = key
-            expect_key = False
-        else:
-            ptr = value_pointer()
-            on_value(ptr, start)
-            constant = kind == "atom" and (
-                token in ("NaN", "Infinity", "-Infinity") or _overflows(token)
-            )
-            if constant and result.constant_pointer is None:
-                result.constant_pointer = ptr
-                result.constant_offset = start
-    return result
