@@ -8,14 +8,10 @@ Each import runs in a fresh interpreter, so nothing another test imported can hi
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 from continuity_checks import checks
-from tests.conftest import REPO
+from tests.helpers.python import run_python
 
 CASES = {
     # family package: modules that must not be imported with its family module
@@ -29,10 +25,8 @@ def imported_after(module: str, prefix: str) -> list[str]:
         f"import {module}, sys; "
         f"print('\\n'.join(sorted(m for m in sys.modules if m.startswith({prefix!r}))))"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    result = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
     return result.stdout.split()
 
 
@@ -72,8 +66,6 @@ def test_the_registry_loads_the_rules_the_family_module_leaves(package: str) -> 
         f"import {prefix}.family, sys; from continuity_checks import checks; checks.load_rules(); "
         f"print({prefix!r} + '.rules' in sys.modules)"
     )
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    result = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
-    )
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True"]
