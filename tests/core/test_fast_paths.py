@@ -354,6 +354,54 @@ def test_the_deltas_tree_fed_as_a_stream_is_the_check_of_the_collected_files(
         assert list(streamed.finish(unread)) == list(collected.finish(unread))
 
 
+@given(st.sets(_tree_paths), st.lists(_tree_paths, unique=True), st.sets(_tree_paths))
+def test_the_twins_found_as_the_stream_moves_on_are_the_twins_found_at_the_end(
+    present: set[str], claimed_paths: list[str], unread: set[str]
+) -> None:
+    """The deltas family's TreeCheck finds a directory's twins when the stream moves past it
+    (from LIST_FROM deltas, lowered to 1 here), kept for the end while nothing changes: the
+    findings are the default TreeCheck's, whatever the order of the paths (a directory met
+    again after others), with files left unread."""
+    family = _families(Config())[0]
+    with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(files, "LIST_FROM", 1)
+        root = Path(directory)
+        write_tree(root, {path: "{}" for path in present})
+        snapshot = WorkTree(root, 1 << 20)
+        streamed, collected = family.tree(snapshot), CollectedTree(snapshot, family.check_tree)
+        for path in claimed_paths:
+            kind = family.claims(path)
+            if kind is not None:
+                streamed.add(path, kind)
+                collected.add(path, kind)
+        assert list(streamed.finish(unread)) == list(collected.finish(unread))
+
+
+def test_a_directory_of_deltas_passed_by_the_stream_has_its_twins_found_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store's twins are found when the next claimed file (AGENTS.md) comes, not at the
+    end: the end lists nothing, and finds the same twin."""
+    monkeypatch.setattr(files, "LIST_FROM", 2)
+    names = ["a.json", "a.frozen.json", "b.json"]
+    write_tree(root := tmp_path, {f".deltalayer/changes/{n}": "{}" for n in names})
+    listed: list[str] = []
+
+    class Counted(WorkTree):
+        def list(self, directory: str) -> list[str] | Unreadable:
+            listed.append(directory)
+            return super().list(directory)
+
+    tree = files.DeltasTree(Counted(root, 1 << 20))
+    for name in sorted(names):
+        tree.add(f".deltalayer/changes/{name}", "delta")
+    tree.add("AGENTS.md", "agents")
+    assert listed == [".deltalayer/changes"]
+    found = tree.finish(set())
+    assert listed == [".deltalayer/changes"]
+    assert [f.path for f in found if f.rule == "DL111"] == [".deltalayer/changes/a.json"]
+
+
 # --- claims by directory: the names each family may claim, against asking it of every path -------
 
 _claim_parts = st.sampled_from(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from continuity_checks.checks.deltas import naming, records, timestamps
 from continuity_checks.checks.deltas import rules as dl
@@ -278,6 +278,8 @@ _SUFFIXES = (naming.SUFFIX, naming.FROZEN_SUFFIX)
 
 #: Claimed deltas in one directory from which listing it is cheaper than one look-up each.
 LIST_FROM = 64
+#: The twins found in one directory (the plain names), and the count of its names then.
+Twins = tuple[int, set[str]]
 
 
 def twins(snapshot: Snapshot, claimed: Iterable[Claimed]) -> list[Finding]:
@@ -316,10 +318,16 @@ class ByKind:
             parent, _, name = path.rpartition("/")
             names = self.deltas.get(parent)
             if names is None:
+                self.passed()
                 names = self.deltas[parent] = []
             names.append(name)
         elif kind != self.leave_out:
+            self.passed()
             self.others.add(path)
+
+    def passed(self) -> None:
+        """Called when a path comes that is not a delta of the last directory of deltas
+        added (the stream has most often moved past that directory): nothing here."""
 
     def leave_out_paths(self, paths: Collection[str]) -> None:
         """Drops ``paths`` from both groups."""
@@ -329,10 +337,17 @@ class ByKind:
             names[:] = [name for name in names if prefix + name not in paths]
 
 
-def _twins(snapshot: Snapshot, deltas: dict[str, list[str]]) -> list[Finding]:
+def _twins(
+    snapshot: Snapshot, deltas: dict[str, list[str]], known: Mapping[str, Twins] | None = None
+) -> list[Finding]:
+    """The findings of the twins among ``deltas``; a directory of ``known`` whose count of
+    names is still the one its twins were found with takes them from there."""
     findings = []
     for parent, names in sorted(deltas.items()):
-        if len(names) >= LIST_FROM:
+        early = known.get(parent) if known else None
+        if early is not None and early[0] == len(names):
+            pairs = early[1]
+        elif len(names) >= LIST_FROM:
             pairs = _listed_twins(snapshot, parent, set(names))
         else:
             pairs = _looked_up_twins(snapshot, parent, set(names))
@@ -492,27 +507,44 @@ class DeltasTree(ByKind):
     """The family's :class:`~continuity_checks.core.family.TreeCheck`: the claimed files
     grouped as they stream by (a delta in a subdirectory, DL114, is no member of its project:
     no reader sees it), judged at the end: twins, and PROJECT.md and AGENTS.md beside each
-    store."""
+    store. A directory of LIST_FROM deltas or more has its twins found when the stream moves
+    past it (while workers still check files), kept for the end while no delta was added to
+    it since and every claimed file could be read."""
 
-    __slots__ = ("snapshot",)
+    __slots__ = ("early", "snapshot")
 
     def __init__(self, snapshot: Snapshot) -> None:
         super().__init__("nested")
         self.snapshot = snapshot
+        self.early: dict[str, Twins] = {}
+
+    def passed(self) -> None:
+        if not self.deltas:
+            return
+        parent = next(reversed(self.deltas))  # the directory of deltas added last
+        count = len(self.deltas[parent])
+        early = self.early.get(parent)
+        if count >= LIST_FROM and (early is None or early[0] != count):
+            names = set(self.deltas[parent])
+            self.early[parent] = (count, _listed_twins(self.snapshot, parent, names))
 
     def finish(self, unread: Collection[str]) -> list[Finding]:
         if unread:
             self.leave_out_paths(unread)
+            self.early.clear()  # found with names that are now left out
         deltas = {parent: names for parent, names in self.deltas.items() if names}
-        return _project_findings(self.snapshot, deltas, self.others)
+        return _project_findings(self.snapshot, deltas, self.others, self.early)
 
 
 def _project_findings(
-    snapshot: Snapshot, deltas: dict[str, list[str]], others: set[str]
+    snapshot: Snapshot,
+    deltas: dict[str, list[str]],
+    others: set[str],
+    known: Mapping[str, Twins] | None = None,
 ) -> list[Finding]:
-    """The twins among ``deltas`` (names by directory), and the project files missing beside
-    the stores of ``deltas`` and ``others`` (paths)."""
-    findings = _twins(snapshot, deltas)
+    """The twins among ``deltas`` (names by directory; ``known`` as for :func:`_twins`), and
+    the project files missing beside the stores of ``deltas`` and ``others`` (paths)."""
+    findings = _twins(snapshot, deltas, known)
     directories = deltas.keys() | {path.rpartition("/")[0] for path in others}
     for project in sorted(project_roots(directories)):
         if not snapshot.exists(f"{project}PROJECT.md"):
