@@ -14,6 +14,8 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from continuity_checks import engine
 from continuity_checks.checks.deltas.family import DeltasFamily
@@ -465,3 +467,72 @@ def test_a_node_file_from_stdin_is_its_bytes_for_a_session_judged_in_another_pro
             jobs=jobs,
         )
         assert ("CC004", name) in [(f.rule, f.path) for f in report.findings], jobs
+
+
+class _Sent:
+    """Stands for the workers: the batches handed on, in order."""
+
+    def __init__(self) -> None:
+        self.batches: list[Any] = []
+
+    def send(self, batch: list[Any]) -> None:
+        self.batches.extend(batch)
+
+
+class _Recorded(file_mode.FileChecks):
+    """Records the files a worker would check, in order, instead of checking them."""
+
+    def __init__(self) -> None:
+        super().__init__((), None, {})  # type: ignore[arg-type]
+        self.seen: list[tuple[str, Any]] = []
+
+    def check(self, path: str, owners: Any) -> None:
+        self.seen.append((path, owners))
+
+
+class _Ignored:
+    """Stands for the tree checks: every family's is made, and takes any file."""
+
+    def __init__(self) -> None:
+        self.made = [self, self]
+
+    def add(self, path: str, kind: str) -> None:
+        pass
+
+
+_OWNERS = (((0, "delta"),), ((0, "temp"),), ((0, "delta"), (1, "notes")))
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "a/b", "c", "", "a/b/c"]),
+            st.text("xyz.-é ", min_size=1, max_size=3),
+            st.sampled_from(range(len(_OWNERS))),
+            st.booleans(),
+        ),
+        max_size=40,
+    ),
+    st.integers(1, 9),
+    st.integers(1, 9),
+)
+def test_the_batches_handed_to_the_workers_are_the_stream_in_order(
+    files: list[tuple[str, str, int, bool]], most: int, after: int
+) -> None:
+    """The files a worker unpacks from its batches (paths joined, runs of owners) are the
+    stream's, with their owners, in order, whatever the batch sizes: owners equal but not the
+    same tuple, names with a space or a non-ASCII letter."""
+    items = [
+        (f"{d}/{n}" if d else n, _OWNERS[o] if same else tuple(list(_OWNERS[o])))
+        for d, n, o, same in files
+    ]
+    sent, recorded = _Sent(), _Recorded()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(file_mode, "BATCH_MAX", most)
+        patch.setattr(file_mode, "BATCH_AFTER", min(after, most))
+        count = file_mode.feed(items, _Ignored(), recorded, sent, None)  # type: ignore[arg-type]
+    for batch in sent.batches:
+        recorded.check_batch(batch)
+    assert count == len(items)
+    assert recorded.seen == items
+    assert all(len(batch[0].split("\0")) <= most for batch in sent.batches)

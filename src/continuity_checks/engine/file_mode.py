@@ -29,6 +29,10 @@ from continuity_checks.engine.staged import check_staged
 if TYPE_CHECKING:
     from continuity_checks.core.baseline import Baseline
     from continuity_checks.core.git.repository import Repository
+    from continuity_checks.engine.router import Claimants
+
+    #: A batch of claimed files for a worker (:func:`packed`).
+    Batch = tuple[str, list[tuple[int, Claimants]]]
 
 #: Called as work proceeds: units done so far, and the total when it is known. The engine
 #: knows no terminal; the command line decides whether and how to show it.
@@ -184,7 +188,7 @@ def _run(
         findings, unread = files.findings, set(files.unread)
     else:
         _before_workers(families, ahead)
-        with Workers(jobs, files.check, files.result) as workers:
+        with Workers(jobs, files.check_batch, files.result) as workers:
             count = feed(stream, trees, files, workers, progress)
             findings, unread = files.findings, set(files.unread)
             for part_findings, part_unread in workers.results():
@@ -244,9 +248,8 @@ class FileChecks:
         self.findings: list[Finding] = []
         self.unread: list[str] = []
 
-    def check(self, item: Item) -> None:
+    def check(self, path: str, owners: Claimants) -> None:
         """Reads one claimed file and runs its families' file checks on it."""
-        path, owners = item
         given = self.given  # empty but for standard input's file: its test hashes no path
         data = given[path] if given and path in given else self.snapshot.read(path)
         if isinstance(data, Unreadable):
@@ -257,8 +260,26 @@ class FileChecks:
         for index, kind in owners:
             self.findings.extend(families[index].check_file(FileInput(path, kind, data, snapshot)))
 
+    def check_batch(self, batch: Batch) -> None:
+        """:meth:`check` on each file of ``batch`` (:func:`packed`), in order."""
+        joined, runs = batch
+        paths = joined.split("\0")
+        ends = [start for start, _ in runs[1:]]
+        ends.append(len(paths))
+        check = self.check
+        for (start, owners), end in zip(runs, ends, strict=True):
+            for path in paths[start:end]:
+                check(path, owners)
+
     def result(self) -> tuple[list[Finding], list[str]]:
         return self.findings, self.unread
+
+
+def packed(paths: list[str], runs: list[tuple[int, Claimants]]) -> Batch:
+    """A batch of claimed files for a worker: their ``paths`` joined by NUL (which no file
+    name, argument or git path holds), and where each run of files with the same owners
+    starts (``runs``): one string and a few tuples to pickle, not a tuple for each file."""
+    return "\0".join(paths), runs
 
 
 class Trees:
@@ -289,7 +310,7 @@ def feed(
     items: Iterable[Item],
     trees: Trees,
     files: FileChecks,
-    workers: Workers[Item, tuple[list[Finding], list[str]]] | None,
+    workers: Workers[Batch, tuple[list[Finding], list[str]]] | None,
     progress: Progress | None,
 ) -> int:
     """The one loop over the stream of claimed files, for a run in one process and a run with
@@ -298,27 +319,31 @@ def feed(
     ends (at a change of directory where it can: a session's node files go to one process
     together, see the sessions family's ``Gather``). The number of files."""
     made, check = trees.made, files.check
-    batch: list[Item] = []
+    paths: list[str] = []
+    runs: list[tuple[int, Claimants]] = []  # where the files of each owners start in paths
+    last: Claimants | None = None
     directory = ""
     count = 0
-    for item in items:
+    for path, owners in items:
         count += 1
-        path, owners = item
         for index, kind in owners:
             (made[index] or trees.make(index)).add(path, kind)
         if workers is None:
             if progress is not None:
                 progress(count - 1, None)
-            check(item)
+            check(path, owners)
             continue
         here = path[: path.rfind("/") + 1]
-        if len(batch) >= BATCH_MAX or (len(batch) >= BATCH_AFTER and here != directory):
-            workers.send(batch)
-            batch = []
+        if len(paths) >= BATCH_MAX or (len(paths) >= BATCH_AFTER and here != directory):
+            workers.send([packed(paths, runs)])
+            paths, runs, last = [], [], None
             if progress is not None:
                 progress(count - 1, None)
-        batch.append(item)
+        if owners is not last and owners != last:  # (most often the one tuple of a kind)
+            runs.append((len(paths), owners))
+            last = owners
+        paths.append(path)
         directory = here
-    if batch and workers is not None:
-        workers.send(batch)
+    if paths and workers is not None:
+        workers.send([packed(paths, runs)])
     return count
