@@ -101,6 +101,8 @@ class Known:
                     listing[name] = new_mode
                 else:
                     listing.pop(name, None)
+            if old_mode and new_mode:
+                continue  # a file rewritten: no directory made or emptied
             while directory:  # the listed directories above: one of their subdirectories
                 directory, _, name = directory.rpartition("/")
                 listing = listings.get(directory)
