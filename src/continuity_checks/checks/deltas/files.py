@@ -348,7 +348,7 @@ def _twins(
         if early is not None and early[0] == len(names):
             pairs = early[1]
         elif len(names) >= LIST_FROM:
-            pairs = _listed_twins(snapshot, parent, set(names))
+            pairs = _listed_twins(snapshot, parent, names)
         else:
             pairs = _looked_up_twins(snapshot, parent, set(names))
         for plain in sorted(pairs):
@@ -377,23 +377,34 @@ def _looked_up_twins(snapshot: Snapshot, parent: str, claimed: set[str]) -> set[
     return found
 
 
-def _listed_twins(snapshot: Snapshot, parent: str, claimed: set[str]) -> set[str]:
-    """:func:`_looked_up_twins` from one listing of ``parent``, by set operations over the
-    directory instead of a test per name: a claimed X.json whose X.frozen.json is there, and
-    the X.json of a claimed X.frozen.json, when that X.json is there (and not claimed: then it
-    is found from its own side)."""
+def _listed_twins(snapshot: Snapshot, parent: str, claimed: Collection[str]) -> set[str]:
+    """:func:`_looked_up_twins` from one listing of ``parent``, instead of a test per name: a
+    claimed X.json whose X.frozen.json is there, and the X.json of a claimed X.frozen.json,
+    when that X.json is there (and not claimed: then it is found from its own side). The sets
+    made are of the frozen names and their plain names alone, not of every name there."""
     listing = snapshot.list(parent)
-    present = claimed.union(listing) if isinstance(listing, list) else claimed
-    frozen = {n for n in present if n.endswith(naming.FROZEN_SUFFIX)}
+    listed = listing if isinstance(listing, list) else []
+    frozen = _frozen(claimed)  # the claimed X.frozen.json
+    present = frozen | _frozen(listed)  # every X.frozen.json claimed or listed
+    plains = {naming.unfrozen_name(name) for name in present}
+    plains_claimed = plains.intersection(claimed)
+    plains_listed = plains.intersection(listed)
     found = set()
-    for name in frozen:
+    for name in present:
         plain = naming.unfrozen_name(name)
-        if plain in claimed:
-            if plain not in frozen:  # an X.frozen.json is frozen itself, never the plain side
+        if plain in plains_claimed:
+            if plain not in present:  # an X.frozen.json is frozen itself, never the plain side
                 found.add(plain)
-        elif name in claimed and plain in present:
+        elif name in frozen and plain in plains_listed:
             found.add(plain)
     return found
+
+
+def _frozen(names: Iterable[str]) -> set[str]:
+    """The names of ``names`` that end with ``.frozen.json`` (``in`` first: a name without it
+    is told apart for less than ``endswith`` costs)."""
+    suffix = naming.FROZEN_SUFFIX
+    return {name for name in names if suffix in name and name.endswith(suffix)}
 
 
 # --- legacy changes.jsonl ----------------------------------------------------------------------
@@ -525,8 +536,8 @@ class DeltasTree(ByKind):
         count = len(self.deltas[parent])
         early = self.early.get(parent)
         if count >= LIST_FROM and (early is None or early[0] != count):
-            names = set(self.deltas[parent])
-            self.early[parent] = (count, _listed_twins(self.snapshot, parent, names))
+            twins = _listed_twins(self.snapshot, parent, self.deltas[parent])
+            self.early[parent] = (count, twins)
 
     def finish(self, unread: Collection[str]) -> list[Finding]:
         if unread:
