@@ -150,3 +150,71 @@ def test_the_walk_s_blobs_answer_as_the_repository(
         [found] = blobs.oversized(changes, commit.sha)
         assert (found.rule, found.path) == ("CC008", "big.json")
         assert blobs.read(ids["big.json"]) is None and not blobs.oversized(changes, commit.sha)
+
+
+def test_a_directory_the_walk_lists_answers_as_trees_read_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A directory where the walk looks names up at more than one commit is listed once and
+    carried: every look-up answers as a tree read afresh, across names added and deleted, a
+    subdirectory made and emptied, submodule entries (one whose commit git has, one it has
+    not), the directory replaced by a symlink and by a file above it; and once listed, a name
+    never asked before asks git nothing."""
+    isolate_git(monkeypatch, tmp_path / "home")
+    repo = GitRepo(tmp_path / "repo")
+    shas = [repo.commit("add", {"s/d/a.json": "1", "s/e/x.json": "2"})]
+    shas.append(repo.commit("more", {"s/d/b.json": "3"}))
+    shas.append(repo.commit("sub", {"s/d/sub/z.json": "4", "s/d/c.json": "5"}))
+    shas.append(repo.commit("unsub", {"s/d/b.json": "33"}, delete=["s/d/sub/z.json"]))
+    repo.write({"s/d/c.json": "55"})
+    repo.git("add", "s/d/c.json")
+    for name, sha in (("mod", repo.head()), ("gone", "0123456789" * 4)):
+        repo.git("update-index", "--add", "--cacheinfo", f"160000,{sha},s/d/{name}")
+    repo.git("commit", "-q", "-m", "submodules")
+    shas.append(repo.head())
+    repo.git("rm", "-q", "-r", "--cached", "--", "s/d")
+    for name in ("a.json", "b.json", "c.json"):
+        (repo.path / "s" / "d" / name).unlink()
+    (repo.path / "s" / "d").rmdir()
+    (repo.path / "s" / "d").symlink_to("e")
+    shas.append(repo.commit("link"))
+    (repo.path / "s" / "d").unlink()
+    shas.append(repo.commit("back", {"s/d/a.json": "6"}))
+    shas.append(repo.commit("again", {"s/d/f.json": "7"}))
+    repo.git("rm", "-q", "-r", "--", "s")
+    repo.write({"s": "a file above the directory"})
+    shas.append(repo.commit("file"))
+    repo.git("rm", "-q", "--", "s")
+    shas.append(repo.commit("dirs", {"s/d/g.json": "8"}))
+    shas.append(repo.commit("last", {"s/d/h.json": "9"}))
+    names = [f"{n}.json" for n in "abcfghz"] + ["sub", "sub/z.json", "mod", "gone"]
+    with Repository(repo.path, LIMIT) as git:
+        trees = _Trees(git, LIMIT)
+        walked = list(git.walk(None, shas[-1], request=LogRequest(gitlinks=True)))
+        assert [commit.sha for commit, _ in walked] == shas
+        listed = 0
+        for step, (commit, changes) in enumerate(walked):
+            _, after = trees.of(commit, changes)
+            probes = [f"s/d/{n}" for n in names] + [f"s/d/twin-{step}.json", "s/e/x.json"]
+            for path in probes:
+                fresh = CommitTree(git, commit.sha, LIMIT).exists(path)
+                assert after.exists(path) == fresh, (step, path)
+            listed += "s/d" in trees.known.listings
+        assert listed >= 5
+        assert "s/d" in trees.known.listings
+        asked: list[str] = []
+        real = git.read_object
+
+        def read_object(spec: str) -> object:
+            asked.append(spec)
+            return real(spec)
+
+        monkeypatch.setattr(git, "read_object", read_object)
+        assert not after.exists("s/d/never-asked.json") and after.exists("s/d/h.json")
+        assert asked == []
+        monkeypatch.undo()
+        # a walk that goes on at a commit that is not the child of the last takes no listing
+        commit, changes = walked[2]
+        _, after = trees.of(commit, changes)
+        for path in [f"s/d/{n}" for n in names]:
+            assert after.exists(path) == CommitTree(git, commit.sha, LIMIT).exists(path), path

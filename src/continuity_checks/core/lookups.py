@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from continuity_checks.core.snapshot import Unreadable
 
 _SYMLINK = "120000"
+_TREE = "040000"
 
 
 class Known:
@@ -18,13 +19,25 @@ class Known:
     the commit a walk is at, carried to the next commit's tree when that commit is its child,
     less the paths the child changes: a look-up a walk repeats at every commit (a project's
     PROJECT.md and AGENTS.md, a delta's twin) is asked of git once. A path that is, or was, a
-    symlink takes every answer below it along."""
+    symlink takes every answer below it along.
+
+    A directory where the trees of :data:`LIST_AFTER` commits of the walk asked git for a name
+    is listed (``name -> mode``, read once from its tree) and the listing carried with each
+    commit's changes, so that a look-up there of a name never asked before (each added
+    delta's twin) asks git nothing."""
+
+    #: the commits whose trees asked git for a name in a directory before the walk lists it
+    LIST_AFTER = 2
 
     def __init__(self) -> None:
         self.at: str | None = None
         self.answers: dict[str, bool] = {}
         self.blobs: dict[str, tuple[str, str] | Unreadable] = {}
         self.dirs: dict[str, bool] = {}
+        #: each listed directory (reached without a symlink) -> its entries' names -> modes
+        self.listings: dict[str, dict[str, str]] = {}
+        #: the commits whose trees asked git for a name in a directory, by directory
+        self.misses: dict[str, int] = {}
 
     def before(self, parent: str | None, directories: Iterable[str]) -> Known | None:
         """What these answers say of ``directories`` (whether each is a directory), for
@@ -45,8 +58,11 @@ class Known:
         """These answers, made ``commit``'s: its ``changes`` (``(path, old mode, new mode)``)
         against ``parent`` taken out, or all of them when they were not ``parent``'s."""
         if parent is None or parent != self.at:
-            self.answers, self.blobs, self.dirs = {}, {}, {}
+            self.answers, self.blobs, self.dirs, self.listings = {}, {}, {}, {}
         else:
+            if self.listings:
+                for change in changes:
+                    self._relist(*change)
             answers, blobs, dirs = self.answers, self.blobs, self.dirs
             for path, old_mode, new_mode in changes:
                 answers.pop(path, None)
@@ -70,6 +86,27 @@ class Known:
                             del kept[key]
         self.at = commit
         return self
+
+    def _relist(self, path: str, old_mode: str, new_mode: str) -> None:
+        """The listings made the child's by one change: a name added, rewritten or deleted in
+        a listed directory; a subdirectory that an addition below it makes. A listing is
+        dropped where a deletion below it may empty a subdirectory. (A directory replaced by a
+        file or a symlink has each of its files deleted: its listing is then empty or gone,
+        and it is asked only where the directory is one again.)"""
+        listings = self.listings
+        for directory in list(listings):
+            prefix = f"{directory}/" if directory else ""
+            if path.startswith(prefix):
+                name, below, _ = path[len(prefix) :].partition("/")
+                if not below:
+                    if new_mode:
+                        listings[directory][name] = new_mode
+                    else:
+                        listings[directory].pop(name, None)
+                elif not new_mode:
+                    del listings[directory]
+                elif not old_mode:
+                    listings[directory][name] = _TREE
 
 
 class Alike:

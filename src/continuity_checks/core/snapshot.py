@@ -385,6 +385,8 @@ class CommitTree(Snapshot):
         #: what :meth:`exists` and :meth:`_blob` answered, maybe carried from the parent's tree
         known = known if known is not None and known.at == commit else Known()
         self._known, self._blobs, self._dirs = known.answers, known.blobs, known.dirs
+        self._listings, self._misses = known.listings, known.misses
+        self._asked: set[str] = set()  # the directories where this tree asked git for a name
 
     def _tree(self, directory: str) -> dict[str, tuple[str, str]] | Unreadable:
         """``name -> (mode, id)`` of the directory at ``directory`` (already resolved)."""
@@ -599,12 +601,35 @@ class CommitTree(Snapshot):
             else:
                 indexed = None if self._index is None else self._index(rel)
                 if indexed is None:
+                    indexed = self._listed(rel)
+                if indexed is None:
                     indexed = self._objects.read_object(f"{self.commit}:{rel}") is not None
                 return indexed, True
         found = self._resolve(path, follow_last=False)
         if isinstance(found, Unreadable):
             return False, False
         return True, found[0] == rel
+
+    def _listed(self, rel: str) -> bool | None:
+        """Whether the listing of ``rel``'s directory, a directory reached without a symlink,
+        names ``rel`` (listed when the walk's :attr:`Known.LIST_AFTER`-th tree looks a name up
+        there); None where git is to be asked: no listing, or a submodule, whose commit git may
+        not have."""
+        directory, _, name = rel.rpartition("/")
+        listing = self._listings.get(directory)
+        if listing is None:
+            if directory in self._asked or not self._dirs.get(directory):
+                return None
+            self._asked.add(directory)
+            misses = self._misses[directory] = self._misses.get(directory, 0) + 1
+            if misses < Known.LIST_AFTER:
+                return None
+            tree = self._tree(directory)
+            if isinstance(tree, Unreadable):
+                return None
+            listing = self._listings[directory] = {n: entry[0] for n, entry in tree.items()}
+        mode = listing.get(name)
+        return None if mode == _GITLINK else mode is not None
 
     def _spec(self, directory: str) -> str:
         return f"{self.commit}^{{tree}}" if not directory else f"{self.commit}:{directory}"
