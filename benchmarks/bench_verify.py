@@ -18,13 +18,15 @@ difference between callgrind counts of a run that repeats the step and one that 
 divided by the repetitions (of ``--against``'s code when given). With ``--instructions``,
 the instructions of one verify run of each version are counted with ``valgrind
 --tool=callgrind`` (the Python process only, not its git children; independent of the
-machine's load, and slow). The Python commands run as from an installed package, with bytecode
-caches (pip writes them at install time): the caches go to a scratch directory
-(``PYTHONPYCACHEPREFIX``), written by one warm-up run of each command, even where the
-environment sets ``PYTHONDONTWRITEBYTECODE``. Not part of the test run:
+machine's load, and slow); with ``--tree`` too, those of every process of the run, git's
+included (what the run costs the machine: a look-up that makes git inflate a large tree object
+costs little in Python and much in git). The Python commands run as from an installed
+package, with bytecode caches (pip writes them at install time): the caches go to a scratch
+directory (``PYTHONPYCACHEPREFIX``), written by one warm-up run of each command, even where
+the environment sets ``PYTHONDONTWRITEBYTECODE``. Not part of the test run:
 
     python benchmarks/bench_verify.py [--commits 10000] [--repeat 5] [--keep DIR]
-        [--against OTHER/src] [--instructions | --stages]
+        [--against OTHER/src] [--instructions [--tree] | --stages]
 """
 
 from __future__ import annotations
@@ -289,6 +291,11 @@ def main() -> None:
         action="store_true",
         help="count the instructions of each step of the walk on one commit (valgrind)",
     )
+    parser.add_argument(
+        "--tree",
+        action="store_true",
+        help="with --instructions: count every process of the run too, git's included",
+    )
     parser.add_argument("--stage-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.stage_child:
@@ -352,6 +359,17 @@ def main() -> None:
                 print(f"instructions of verify, {label}: {count:,} ({count / commits:,.0f}/commit)")
             if len(counts) == 2:
                 print(f"instructions, this / {args.against}: {counts[0] / counts[1]:.3f}")
+        if args.instructions and args.tree:
+            sides = [("this", this), *([(str(args.against), envs[3])] if other else [])]
+            totals = []
+            for label, side_env in sides:
+                processes = callgrind.tree_instructions(verify, side_env, repo)
+                totals.append(sum(count for count, _ in processes))
+                print(f"instructions of every process of verify, {label}: {totals[-1]:,}")
+                for count, command in processes:
+                    print(f"  {count:>15,}  {command[:100]}")
+            if len(totals) == 2:
+                print(f"every process, this / {args.against}: {totals[0] / totals[1]:.3f}")
         print(f"{'continuity --version (start-up)':32s} best {startup.best:.3f} s")
         print(f"interpreter: {sys.executable}")
         print(f"load average after the runs: {os.getloadavg()[0]:.2f} ({os.cpu_count()} CPUs)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -23,3 +24,28 @@ def instructions(
     if found is None:
         raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
     return int(found.group(1)), done.stdout.decode(errors="replace")
+
+
+def tree_instructions(
+    argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path | str | None = None
+) -> list[tuple[int, str]]:
+    """The instructions of every process of one run of ``argv`` (it and its children, such as
+    git), each with its command line, most first."""
+    with tempfile.TemporaryDirectory() as out:
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", "--trace-children=yes",
+             f"--callgrind-out-file={out}/out.%p", *argv],
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            capture_output=True,
+        )  # fmt: skip
+        counts = []
+        for dump in Path(out).iterdir():
+            text = dump.read_text(errors="replace")
+            total = re.search(r"^(?:summary|totals): (\d+)", text, re.MULTILINE)
+            command = re.search(r"^cmd: (.*)$", text, re.MULTILINE)
+            if total is not None:
+                counts.append((int(total.group(1)), command.group(1).strip() if command else "?"))
+    if not counts:
+        raise SystemExit("valgrind failed: no process was counted")
+    return sorted(counts, reverse=True)

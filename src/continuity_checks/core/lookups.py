@@ -36,8 +36,8 @@ class Known:
         self.dirs: dict[str, bool] = {}
         #: each listed directory (reached without a symlink) -> its entries' names -> modes
         self.listings: dict[str, dict[str, str]] = {}
-        #: the commits whose trees asked git for a name in a directory, by directory
-        self.misses: dict[str, int] = {}
+        #: by directory: how many commits' trees asked git for a name there, and the last one
+        self.misses: dict[str, tuple[int, str | None]] = {}
 
     def before(self, parent: str | None, directories: Iterable[str]) -> Known | None:
         """What these answers say of ``directories`` (whether each is a directory), for
@@ -61,8 +61,7 @@ class Known:
             self.answers, self.blobs, self.dirs, self.listings = {}, {}, {}, {}
         else:
             if self.listings:
-                for change in changes:
-                    self._relist(*change)
+                self._relist(changes)
             answers, blobs, dirs = self.answers, self.blobs, self.dirs
             for path, old_mode, new_mode in changes:
                 answers.pop(path, None)
@@ -87,26 +86,32 @@ class Known:
         self.at = commit
         return self
 
-    def _relist(self, path: str, old_mode: str, new_mode: str) -> None:
-        """The listings made the child's by one change: a name added, rewritten or deleted in
+    def _relist(self, changes: Iterable[tuple[str, str, str]]) -> None:
+        """The listings made the child's by its changes: a name added, rewritten or deleted in
         a listed directory; a subdirectory that an addition below it makes. A listing is
         dropped where a deletion below it may empty a subdirectory. (A directory replaced by a
         file or a symlink has each of its files deleted: its listing is then empty or gone,
         and it is asked only where the directory is one again.)"""
         listings = self.listings
-        for directory in list(listings):
-            prefix = f"{directory}/" if directory else ""
-            if path.startswith(prefix):
-                name, below, _ = path[len(prefix) :].partition("/")
-                if not below:
-                    if new_mode:
-                        listings[directory][name] = new_mode
-                    else:
-                        listings[directory].pop(name, None)
-                elif not new_mode:
+        for path, old_mode, new_mode in changes:
+            directory, _, name = path.rpartition("/")
+            listing = listings.get(directory)
+            if listing is not None:
+                if new_mode:
+                    listing[name] = new_mode
+                else:
+                    listing.pop(name, None)
+            if old_mode and new_mode:
+                continue  # a file rewritten: no directory made or emptied
+            while directory:  # the listed directories above: one of their subdirectories
+                directory, _, name = directory.rpartition("/")
+                listing = listings.get(directory)
+                if listing is None:
+                    continue
+                if not new_mode:
                     del listings[directory]
                 elif not old_mode:
-                    listings[directory][name] = _TREE
+                    listing[name] = _TREE
 
 
 class Alike:

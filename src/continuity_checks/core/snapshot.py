@@ -386,7 +386,6 @@ class CommitTree(Snapshot):
         known = known if known is not None and known.at == commit else Known()
         self._known, self._blobs, self._dirs = known.answers, known.blobs, known.dirs
         self._listings, self._misses = known.listings, known.misses
-        self._asked: set[str] = set()  # the directories where this tree asked git for a name
 
     def _tree(self, directory: str) -> dict[str, tuple[str, str]] | Unreadable:
         """``name -> (mode, id)`` of the directory at ``directory`` (already resolved)."""
@@ -618,11 +617,13 @@ class CommitTree(Snapshot):
         directory, _, name = rel.rpartition("/")
         listing = self._listings.get(directory)
         if listing is None:
-            if directory in self._asked or not self._dirs.get(directory):
+            if not self._dirs.get(directory):
                 return None
-            self._asked.add(directory)
-            misses = self._misses[directory] = self._misses.get(directory, 0) + 1
-            if misses < Known.LIST_AFTER:
+            count, last = self._misses.get(directory, (0, None))
+            if last == self.commit:  # asked in this tree already
+                return None
+            self._misses[directory] = (count + 1, self.commit)
+            if count + 1 < Known.LIST_AFTER:
                 return None
             tree = self._tree(directory)
             if isinstance(tree, Unreadable):
