@@ -13,6 +13,7 @@ from continuity_checks.core.family import Change, Declaration
 from continuity_checks.core.findings import Finding, Severity
 from continuity_checks.core.git.log import LogRequest
 from continuity_checks.core.shard import Shard
+from continuity_checks.core.symlinks import Link
 from tests.conftest import REPO
 
 PACKAGE = REPO / "src" / "continuity_checks"
@@ -71,6 +72,17 @@ def test_checked_values_refuse_what_they_checked_before() -> None:
     )
     with pytest.raises(AttributeError):
         declaration.name = "y"  # type: ignore[misc]
+
+
+def test_a_symlink_found_is_a_value() -> None:
+    link = Link("docs", "a directory")
+    assert link == Link("docs", "a directory") != Link("docs", "a regular file")
+    assert hash(link) == hash(Link("docs", "a directory"))
+    assert (link.path, link.expected) == ("docs", "a directory")
+    assert repr(link) == "Link(path='docs', expected='a directory')"
+    assert pickle.loads(pickle.dumps(link)) == link
+    with pytest.raises(AttributeError):
+        link.path = "other"  # type: ignore[misc]
 
 
 def test_changes_compare_without_their_reader() -> None:

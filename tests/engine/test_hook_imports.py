@@ -92,6 +92,24 @@ def test_a_delta_commit_leaves_the_other_families_checks_unloaded(repo: GitRepo)
     assert compiled == "0"
 
 
+def test_the_hook_parses_its_options_without_shutil(repo: GitRepo) -> None:
+    """argparse makes a help formatter for every option added; the command line's formatter
+    finds the terminal's width without ``shutil`` (whose import brings ``bz2``, ``lzma`` and
+    ``zlib``): ``tests/cli/test_help_width.py`` holds it to ``shutil``'s."""
+    code, modules = hook_modules(repo)
+    assert code == 0, modules
+    assert not modules & {"shutil", "bz2", "lzma"}
+
+
+def test_a_delta_that_passes_needs_no_position(repo: GitRepo) -> None:
+    """The position scanner is imported for a finding's position or a refusal's, never for a
+    delta that passes."""
+    code, modules = hook_modules(repo)
+    assert code == 0, modules
+    assert "continuity_checks.core.strict_json" in modules
+    assert "continuity_checks.core.json_positions" not in modules
+
+
 def test_a_baseline_file_is_read_when_there_is_one(repo: GitRepo) -> None:
     (repo.path / ".continuity-baseline.json").write_text("not a baseline\n", encoding="utf-8")
     code, modules = hook_modules(repo)

@@ -458,3 +458,18 @@ def test_the_quick_test_of_claims_never_changes_an_answer(
             else None
         )
         assert family.claims(path) == expected, path
+
+
+@pytest.mark.parametrize(
+    "pattern", ["SHA256SUMS", "*.sums", "SUMS*", "a?b.txt", "*.x?y", "??", "x*y?z.txt", "?", "*"]
+)
+def test_a_patterns_literal_end_is_what_follows_its_last_wildcard(pattern: str) -> None:
+    """The literal end of a name pattern is what a split at its wildcards leaves last (an empty
+    end: the pattern ends with a wildcard, and no ending rules a name out)."""
+    import re
+
+    from continuity_checks.checks.provenance.family import _endings
+    from continuity_checks.core.globs import Globs
+
+    tail = re.split(r"[*?]", pattern)[-1]
+    assert _endings(Globs([pattern]), Globs([])) == ((tail,) if tail else None)

@@ -79,6 +79,7 @@ def being_made(
 @example({}, {".openprogram/settings.json": "{}"})  # SS208, brought in
 @example({".openprogram/settings.json": "{}"}, {".openprogram/settings.json": "{}", "a": "a"})
 @example({"notes.txt": "a"}, {"notes.txt": "a", "memory/topics/t.md": Symlink("notes.txt")})
+@example({}, {".deltalayer/changes/d.json": Symlink("notes.txt")})  # a symlink: the rules asked
 def test_the_commit_being_made_is_judged_as_the_rules_judge_it(
     tmp_path_factory: object, before: dict[str, str], after: dict[str, str]
 ) -> None:
@@ -87,5 +88,6 @@ def test_the_commit_being_made_is_judged_as_the_rules_judge_it(
     context = being_made(tmp, family, before, after)
     rules = SessionsFamily(Config()).history  # the rules themselves, on a family of their own
     assert list(family.check_commit(context)) == rules.check_commit(context)
-    if not before and not after.keys() - {".deltalayer/changes/d.json"}:
-        assert family._history is None  # answered without them
+    linked = any(isinstance(content, Symlink) for content in after.values())
+    if not before and not linked and not after.keys() - {".deltalayer/changes/d.json"}:
+        assert family._history is None  # answered without them: no file, no symlink of its own

@@ -15,6 +15,40 @@ from pathlib import Path
 from typing import Any
 
 
+def terminal_columns() -> int:
+    """The columns ``shutil.get_terminal_size()`` gives (``COLUMNS`` when it is a number above 0,
+    else standard output's terminal, else 80), without importing ``shutil``, whose import (with
+    its compression modules) costs more than any command's parsing."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno())  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+    return size.columns or 80
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's help with the description as written, as wide as argparse makes it (the
+    terminal's columns less 2): argparse makes one for every option added, to check its
+    ``metavar``."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser for ``continuity <prog>``: its description as written (paragraphs
     kept), no abbreviated option names (``--conv`` is not ``--conversation``), and a record of
@@ -30,7 +64,7 @@ class Parser(argparse.ArgumentParser):
         #: each subcommand's name and alias -> its parser
         self.commands: dict[str, Parser] = {}
         self._command_factory: Callable[..., Parser] | None = None
-        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(**kwargs)
 

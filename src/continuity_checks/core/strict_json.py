@@ -40,7 +40,6 @@ import jiter
 from continuity_checks.core import core_rules as cc
 from continuity_checks.core import pointer as jp
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.json_positions import scan_positions
 from continuity_checks.core.rules import Rule
 
 DEFAULT_MAX_DEPTH = 64
@@ -191,6 +190,9 @@ class Document:
     def position(self, pointer: str) -> tuple[int, int]:
         """Line and column of the value at ``pointer``, or of its nearest existing ancestor."""
         if self._positions is None:
+            # the position scanner: only a finding's position needs it
+            from continuity_checks.core.json_positions import scan_positions
+
             self._positions = scan_positions(self.text).positions
         return self.line_col(self._positions.get(jp.nearest(pointer, self._positions), 0))
 
@@ -485,6 +487,9 @@ def _parse_strictly(
 ) -> Document | Problem:
     """:func:`parse` by the Python reader alone: the strict decoder's hooks on every object and
     number. The same answer as :func:`parse` for every text (the tests hold them together)."""
+    # the position scanner: only a refusal it explains needs it
+    from continuity_checks.core.json_positions import scan_positions
+
     doc = Document(text, None, first_line)
     try:
         doc.value = _strict_value(text, max_depth, lone_surrogates)

@@ -9,9 +9,10 @@ family claims, so each family looks for it in every path the commit changes
 """
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from continuity_checks.core.display import quote
+from continuity_checks.core.frozen import Frozen
 
 if TYPE_CHECKING:
     from continuity_checks.core.family import CommitContext
@@ -22,12 +23,17 @@ if TYPE_CHECKING:
 SYMLINK = "120000"
 
 
-class Link(NamedTuple):
+class Link(Frozen):
     """A path a commit left as a symlink, and what the family keeps there (``a directory``,
     ``a regular file``: the words of the finding's "expected")."""
 
+    _fields = ("path", "expected")
+    __slots__ = _fields
     path: str
     expected: str
+
+    def __init__(self, path: str, expected: str) -> None:
+        self._set(path, expected)
 
 
 def committed(context: "CommitContext", kept: Callable[[str], str | None]) -> list[Link]:

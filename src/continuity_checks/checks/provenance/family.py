@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from continuity_checks.core.family import (
     strings_option,
 )
 from continuity_checks.core.findings import Finding
-from continuity_checks.core.globs import Globs
+from continuity_checks.core.globs import Globs, literal_tail
 from continuity_checks.core.skipped_dirs import SKIP_DIRS
 from continuity_checks.core.snapshot import Snapshot
 
@@ -63,7 +62,7 @@ def _endings(names: Globs, paths: Globs) -> tuple[str, ...] | None:
         return None
     found = []
     for pattern in names.patterns:
-        tail = re.split(r"[*?]", pattern)[-1]  # the only wildcards (core.globs)
+        tail = literal_tail(pattern)  # a name pattern: no "/", what follows its last wildcard
         if not tail:
             return None
         found.append(tail)
