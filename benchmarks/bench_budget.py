@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import signal
 import statistics
@@ -127,29 +126,7 @@ def instructions(command: Command) -> int:
 def tree_instructions(command: Command) -> list[tuple[int, str]]:
     """Instructions of one run of ``command`` and of every process it starts (git's among
     them), as ``(count, command line)``, largest first."""
-    with tempfile.TemporaryDirectory() as scratch:
-        done = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                "--trace-children=yes",
-                f"--callgrind-out-file={scratch}/out.%p",
-                *command.argv,
-            ],
-            cwd=command.cwd,
-            env=command.env,
-            capture_output=True,
-        )
-        counts = []
-        for out in Path(scratch).iterdir():
-            text = out.read_text(errors="replace")
-            total = re.search(r"^(?:summary|totals): (\d+)", text, re.MULTILINE)
-            cmd = re.search(r"^cmd: (.*)$", text, re.MULTILINE)
-            if total is not None:
-                counts.append((int(total.group(1)), cmd.group(1) if cmd else "?"))
-    if not counts:
-        raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
-    return sorted(counts, reverse=True)
+    return callgrind.tree_instructions(command.argv, command.env, command.cwd)
 
 
 def show(commands: Sequence[Command], *, memory: bool = False) -> None:

@@ -32,7 +32,7 @@ def tree_instructions(
     """The instructions of every process of one run of ``argv`` (it and its children, such as
     git), each with its command line, most first."""
     with tempfile.TemporaryDirectory() as out:
-        subprocess.run(
+        done = subprocess.run(
             ["valgrind", "--tool=callgrind", "--trace-children=yes",
              f"--callgrind-out-file={out}/out.%p", *argv],
             cwd=cwd,
@@ -47,5 +47,5 @@ def tree_instructions(
             if total is not None:
                 counts.append((int(total.group(1)), command.group(1).strip() if command else "?"))
     if not counts:
-        raise SystemExit("valgrind failed: no process was counted")
+        raise SystemExit(f"valgrind failed: {done.stderr.decode(errors='replace')[-800:]}")
     return sorted(counts, reverse=True)
