@@ -339,13 +339,19 @@ def test_the_deltas_tree_fed_as_a_stream_is_the_check_of_the_collected_files(
     """The deltas family's own TreeCheck (grouped as the files come, the unread left out at
     the end) against the default one (every file kept, the unread left out, then
     check_tree)."""
+    _assert_streamed_is_collected(present, claimed_paths, unread)
+
+
+def _assert_streamed_is_collected(present: set[str], claimed: list[str], unread: set[str]) -> None:
+    """The deltas family's TreeCheck fed ``claimed`` in order finds what the default one does
+    over the same files, with ``present`` on disk and ``unread`` left out."""
     family = _families(Config())[0]
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         write_tree(root, {path: "{}" for path in present})
         snapshot = WorkTree(root, 1 << 20)
         streamed, collected = family.tree(snapshot), CollectedTree(snapshot, family.check_tree)
-        for path in claimed_paths:
+        for path in claimed:
             kind = family.claims(path)
             if kind is None:  # PROJECT.md: only looked up
                 continue
@@ -362,19 +368,9 @@ def test_the_twins_found_as_the_stream_moves_on_are_the_twins_found_at_the_end(
     (from LIST_FROM deltas, lowered to 1 here), kept for the end while nothing changes: the
     findings are the default TreeCheck's, whatever the order of the paths (a directory met
     again after others), with files left unread."""
-    family = _families(Config())[0]
-    with tempfile.TemporaryDirectory() as directory, pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(files, "LIST_FROM", 1)
-        root = Path(directory)
-        write_tree(root, {path: "{}" for path in present})
-        snapshot = WorkTree(root, 1 << 20)
-        streamed, collected = family.tree(snapshot), CollectedTree(snapshot, family.check_tree)
-        for path in claimed_paths:
-            kind = family.claims(path)
-            if kind is not None:
-                streamed.add(path, kind)
-                collected.add(path, kind)
-        assert list(streamed.finish(unread)) == list(collected.finish(unread))
+        _assert_streamed_is_collected(present, claimed_paths, unread)
 
 
 def test_a_directory_of_deltas_passed_by_the_stream_has_its_twins_found_then(

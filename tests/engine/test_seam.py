@@ -246,6 +246,15 @@ def _listed(tree: Snapshot, path: str) -> bool:
     return isinstance(data, bytes) and path.rpartition("/")[2] in data.decode().split()
 
 
+def _notes_edited(repo: GitRepo) -> str:
+    """A notes project (one listed note, its authors) committed, then its note edited: the
+    first commit."""
+    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"}
+    base = repo.commit("notes", {**files, "notes/a.note": "A"})
+    repo.commit("a edited", {"notes/a.note": "A2"})
+    return base
+
+
 def test_a_tree_check_that_reads_no_bytes_is_not_fed_a_file_whose_bytes_alone_changed(
     with_example: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_json: RunCLI
 ) -> None:
@@ -263,9 +272,7 @@ def test_a_tree_check_that_reads_no_bytes_is_not_fed_a_file_whose_bytes_alone_ch
     monkeypatch.setattr(NotesFamily, "check_tree", check_tree)
     isolate_git(monkeypatch, tmp_path / "home")
     repo = GitRepo(tmp_path / "repo")
-    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"}
-    base = repo.commit("notes", {**files, "notes/a.note": "A"})
-    repo.commit("a edited", {"notes/a.note": "A2"})
+    base = _notes_edited(repo)
     repo.commit("b added, unlisted", {"notes/b.note": "B"})
     for reads in (True, False):
         fed.clear()
@@ -301,9 +308,7 @@ def test_a_tree_check_that_can_find_nothing_by_a_file_is_not_fed_it(
     monkeypatch.setattr(NotesFamily, "tree_may_find", tree_may_find)
     isolate_git(monkeypatch, tmp_path / "home")
     repo = GitRepo(tmp_path / "repo")
-    files = {"notes/AUTHORS": "agent@example.invalid\n", "notes/INDEX": "a.note\n"}
-    base = repo.commit("notes", {**files, "notes/a.note": "A"})
-    repo.commit("a edited", {"notes/a.note": "A2"})
+    base = _notes_edited(repo)
     b_added = repo.commit("b added, unlisted", {"notes/b.note": "B"})
     c_added = repo.commit("c added, unlisted", {"notes/c.note": "C"})
     code, report = run_json("verify", "--range", f"{base}..HEAD", "--root", str(repo.path))

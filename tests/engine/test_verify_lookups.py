@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from continuity_checks.core.config import Config
-from continuity_checks.core.git.log import LogRequest
+from continuity_checks.core.git.log import Commit, LogRequest, RawChange
 from continuity_checks.core.git.repository import Repository
 from continuity_checks.core.snapshot import CommitTree
 from continuity_checks.engine.history import Blobs, _Trees
@@ -63,6 +63,14 @@ def _history(repo: GitRepo) -> list[str]:
     return shas
 
 
+def _walk(git: Repository, shas: list[str]) -> list[tuple[Commit, list[RawChange]]]:
+    """The walk of ``shas`` from the root, submodule entries included (as a run with the
+    sessions family, the default, sees them)."""
+    walked = list(git.walk(None, shas[-1], request=LogRequest(gitlinks=True)))
+    assert [commit.sha for commit, _ in walked] == shas
+    return walked
+
+
 def test_the_walk_s_trees_answer_as_trees_read_afresh(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -71,9 +79,7 @@ def test_the_walk_s_trees_answer_as_trees_read_afresh(
     shas = _history(repo)
     with Repository(repo.path, LIMIT) as git:
         trees = _Trees(git, Config().max_file_bytes)
-        # submodule entries as a run with the sessions family (the default) sees them
-        walked = list(git.walk(None, shas[-1], request=LogRequest(gitlinks=True)))
-        assert [commit.sha for commit, _ in walked] == shas
+        walked = _walk(git, shas)
         for commit, changes in walked:
             parent = commit.parents[0] if commit.parents else None
             before, after = trees.of(commit, changes)
@@ -98,7 +104,7 @@ def test_the_parent_s_tree_answers_for_its_directories_as_read_afresh(
     shas = _history(repo)
     with Repository(repo.path, LIMIT) as git:
         trees = _Trees(git, Config().max_file_bytes)
-        walked = list(git.walk(None, shas[-1], request=LogRequest(gitlinks=True)))
+        walked = _walk(git, shas)
         taken = 0
         for commit, changes in walked:
             parent = commit.parents[0] if commit.parents else None
@@ -190,8 +196,7 @@ def test_a_directory_the_walk_lists_answers_as_trees_read_afresh(
     names = [f"{n}.json" for n in "abcfghz"] + ["sub", "sub/z.json", "mod", "gone"]
     with Repository(repo.path, LIMIT) as git:
         trees = _Trees(git, LIMIT)
-        walked = list(git.walk(None, shas[-1], request=LogRequest(gitlinks=True)))
-        assert [commit.sha for commit, _ in walked] == shas
+        walked = _walk(git, shas)
         listed = 0
         for step, (commit, changes) in enumerate(walked):
             _, after = trees.of(commit, changes)
